@@ -1,0 +1,39 @@
+#include "core/agree.h"
+
+#include <string.h>
+
+#include "core/err.h"
+
+int amp_agree(MPI_Comm comm, int code)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    struct {
+        int cls, rank;
+    } in = {amp_err_class(code), rank}, out;
+    int rc = PMPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);
+    if (rc != MPI_SUCCESS)
+        return code != MPI_SUCCESS ? code : rc;
+    if (out.cls == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rank == out.rank)
+        PMPI_Error_string(code, msg, &len);
+    PMPI_Bcast(msg, MPI_MAX_ERROR_STRING, MPI_CHAR, out.rank, comm);
+    if (code != MPI_SUCCESS)
+        return code;
+    msg[MPI_MAX_ERROR_STRING - 1] = '\0';
+    for (char *p = msg; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    return amp_err(out.cls, "failed on rank %d: %s", out.rank, msg);
+}
+
+int amp_agree_same(MPI_Comm comm, uint64_t value, int *same)
+{
+    uint64_t in[2] = {value, ~value}, out[2];
+    int rc = PMPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_MAX, comm);
+    *same = rc == MPI_SUCCESS && out[0] == value && out[1] == ~value;
+    return rc;
+}

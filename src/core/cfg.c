@@ -1,0 +1,413 @@
+#include "core/cfg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+
+typedef enum {
+    AMP_CFG_BOOL,
+    AMP_CFG_INT,
+    AMP_CFG_SIZE,
+    AMP_CFG_ENUM,
+    AMP_CFG_STRING
+} amp_cfg_type_t;
+
+typedef struct {
+    const char *name;
+    amp_cfg_type_t type;
+    const char *def;
+    int64_t min, max;
+    const char *choices;
+    int collective;
+    const char *doc;
+} amp_cfg_param_t;
+
+#define COLL  1
+#define LOCAL 0
+static const amp_cfg_param_t amp_cfg_params[AMP_CFG_COUNT] = {
+#define AMP_CFG_ROW(id, name, type, def, min, max, choices, scope, doc)                            \
+    [AMP_CFG_##id] = {name, AMP_CFG_##type, def, min, max, choices, scope, doc},
+    AMP_CFG_PARAMS(AMP_CFG_ROW)
+#undef AMP_CFG_ROW
+};
+#undef COLL
+#undef LOCAL
+
+static const char *amp_cfg_src_names[] = {"default", "config file", "environment", "hint",
+                                          "AMPIO_HINTS"};
+
+/* ---- parsing of one value ---- */
+
+int amp_cfg_parse_size(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || errno || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    int64_t mult = 1;
+    switch (tolower((unsigned char)*end)) {
+    case 'k':
+        mult = 1LL << 10;
+        break;
+    case 'm':
+        mult = 1LL << 20;
+        break;
+    case 'g':
+        mult = 1LL << 30;
+        break;
+    case 't':
+        mult = 1LL << 40;
+        break;
+    case '\0':
+        break;
+    default:
+        if (strcasecmp(end, "b") == 0)
+            break;
+        return -1;
+    }
+    if (mult > 1) {
+        end++;
+        if (strcasecmp(end, "ib") != 0 && strcasecmp(end, "b") != 0 && *end != '\0')
+            return -1;
+    }
+    if (v > INT64_MAX / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static int amp_cfg_parse_bool(const char *text, int64_t *out)
+{
+    static const char *yes[] = {"true", "1", "yes", "on", "enable", "enabled"};
+    static const char *no[] = {"false", "0", "no", "off", "disable", "disabled"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcasecmp(text, yes[i]) == 0)
+            return *out = 1, 0;
+        if (strcasecmp(text, no[i]) == 0)
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+static int amp_cfg_parse_enum(const char *choices, const char *text, int64_t *out)
+{
+    size_t len = strlen(text);
+    int64_t index = 0;
+    for (const char *p = choices; *p; index++) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncasecmp(p, text, n) == 0)
+            return *out = index, 0;
+        p += n + (comma != NULL);
+    }
+    return -1;
+}
+
+/* Parses `text` for parameter `id`; on success stores value and source. */
+static int amp_cfg_set(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cfg_src_t src)
+{
+    const amp_cfg_param_t *p = &amp_cfg_params[id];
+    int64_t v = 0;
+    int bad = 0;
+    char *end;
+    switch (p->type) {
+    case AMP_CFG_BOOL:
+        bad = amp_cfg_parse_bool(text, &v);
+        break;
+    case AMP_CFG_INT:
+        errno = 0;
+        v = strtoll(text, &end, 0);
+        bad = end == text || *end != '\0' || errno;
+        break;
+    case AMP_CFG_SIZE:
+        bad = amp_cfg_parse_size(text, &v);
+        break;
+    case AMP_CFG_ENUM:
+        bad = amp_cfg_parse_enum(p->choices, text, &v);
+        break;
+    case AMP_CFG_STRING:
+        break;
+    }
+    if (!bad && (p->type == AMP_CFG_INT || p->type == AMP_CFG_SIZE) && (v < p->min || v > p->max))
+        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is out of range [%lld, %lld]",
+                       amp_cfg_src_names[src], text, p->name, (long long)p->min, (long long)p->max);
+    if (bad) {
+        const char *form = p->type == AMP_CFG_BOOL   ? "true or false"
+                           : p->type == AMP_CFG_INT  ? "an integer"
+                           : p->type == AMP_CFG_SIZE ? "a size such as 4096, 512K, 16M or 1GiB"
+                                                     : p->choices;
+        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is not valid: expected %s",
+                       amp_cfg_src_names[src], text, p->name, form);
+    }
+    char *copy = strdup(text);
+    if (!copy)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory storing parameter %s", p->name);
+    free(cfg->str[id]);
+    cfg->str[id] = copy;
+    cfg->num[id] = v;
+    cfg->src[id] = src;
+    return MPI_SUCCESS;
+}
+
+static int amp_cfg_lookup(const char *name)
+{
+    for (int i = 0; i < AMP_CFG_COUNT; i++)
+        if (strcmp(amp_cfg_params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- the config file, read once per process ---- */
+
+typedef struct {
+    char *key, *value;
+} amp_cfg_kv_t;
+
+static pthread_once_t amp_cfg_file_once = PTHREAD_ONCE_INIT;
+static amp_cfg_kv_t *amp_cfg_file_kv;
+static size_t amp_cfg_file_n;
+static char amp_cfg_file_path[4096];
+
+static char *amp_cfg_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static void amp_cfg_file_read(void)
+{
+    const char *path = getenv("AMPIO_CONFIG");
+    char user[4096];
+    FILE *f = NULL;
+    if (path && *path) {
+        f = fopen(path, "r");
+    } else {
+        const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+        if (xdg && *xdg)
+            snprintf(user, sizeof(user), "%s/ampio/ampio.conf", xdg);
+        else if (home && *home)
+            snprintf(user, sizeof(user), "%s/.config/ampio/ampio.conf", home);
+        else
+            user[0] = '\0';
+        path = user;
+        if (*user)
+            f = fopen(user, "r");
+        if (!f) {
+            path = AMPIO_SYSCONFDIR "/ampio.conf";
+            f = fopen(path, "r");
+        }
+    }
+    if (!f)
+        return;
+    snprintf(amp_cfg_file_path, sizeof(amp_cfg_file_path), "%s", path);
+    char line[4096];
+    while (fgets(line, sizeof(line), f)) {
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        amp_cfg_kv_t *grown = realloc(amp_cfg_file_kv, (amp_cfg_file_n + 1) * sizeof(*grown));
+        if (!grown)
+            break;
+        amp_cfg_file_kv = grown;
+        amp_cfg_file_kv[amp_cfg_file_n].key = strdup(amp_cfg_trim(line));
+        amp_cfg_file_kv[amp_cfg_file_n].value = strdup(amp_cfg_trim(eq + 1));
+        amp_cfg_file_n++;
+    }
+    fclose(f);
+}
+
+/* ---- sources ---- */
+
+static int amp_cfg_apply_info(amp_cfg_t *cfg, MPI_Info info, amp_cfg_src_t src)
+{
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    int nkeys = 0;
+    PMPI_Info_get_nkeys(info, &nkeys);
+    for (int k = 0; k < nkeys; k++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        PMPI_Info_get_nthkey(info, k, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        int id = amp_cfg_lookup(key);
+        if (id < 0 || !flag)
+            continue; /* hints of other libraries are not ours to judge */
+        int rc = amp_cfg_set(cfg, (amp_cfg_id_t)id, value, src);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* AMPIO_HINTS="key=value;key=value" */
+static int amp_cfg_apply_override(amp_cfg_t *cfg)
+{
+    const char *text = getenv("AMPIO_HINTS");
+    if (!text || !*text)
+        return MPI_SUCCESS;
+    char *copy = strdup(text), *save = NULL;
+    if (!copy)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory parsing AMPIO_HINTS");
+    int rc = MPI_SUCCESS;
+    for (char *item = strtok_r(copy, ";", &save); item && rc == MPI_SUCCESS;
+         item = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            rc = amp_err(MPI_ERR_INFO, "AMPIO_HINTS item \"%s\" is not key=value", item);
+            break;
+        }
+        *eq = '\0';
+        char *key = amp_cfg_trim(item), *value = amp_cfg_trim(eq + 1);
+        int id = amp_cfg_lookup(key);
+        if (id < 0)
+            rc = amp_err(MPI_ERR_INFO, "AMPIO_HINTS names unknown parameter \"%s\"", key);
+        else
+            rc = amp_cfg_set(cfg, (amp_cfg_id_t)id, value, AMP_CFG_SRC_OVERRIDE);
+    }
+    free(copy);
+    return rc;
+}
+
+static void amp_cfg_env_name(const char *name, char *out, size_t size)
+{
+    size_t n = (size_t)snprintf(out, size, "AMPIO_");
+    /* ampio_foo is AMPIO_FOO, not AMPIO_AMPIO_FOO */
+    if (strncmp(name, "ampio_", 6) == 0)
+        name += 6;
+    for (; *name && n + 1 < size; name++)
+        out[n++] = (char)toupper((unsigned char)*name);
+    out[n] = '\0';
+}
+
+int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    pthread_once(&amp_cfg_file_once, amp_cfg_file_read);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < AMP_CFG_COUNT && rc == MPI_SUCCESS; i++) {
+        const amp_cfg_param_t *p = &amp_cfg_params[i];
+        rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, p->def, AMP_CFG_SRC_DEFAULT);
+        for (size_t k = 0; k < amp_cfg_file_n && rc == MPI_SUCCESS; k++)
+            if (amp_cfg_file_kv[k].key && strcmp(amp_cfg_file_kv[k].key, p->name) == 0)
+                rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, amp_cfg_file_kv[k].value, AMP_CFG_SRC_FILE);
+        char env[128];
+        amp_cfg_env_name(p->name, env, sizeof(env));
+        const char *value = getenv(env);
+        if (value && *value && rc == MPI_SUCCESS)
+            rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, value, AMP_CFG_SRC_ENV);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = amp_cfg_update(cfg, hints);
+    if (rc != MPI_SUCCESS)
+        amp_cfg_free(cfg);
+    return rc;
+}
+
+int amp_cfg_update(amp_cfg_t *cfg, MPI_Info hints)
+{
+    int rc = amp_cfg_apply_info(cfg, hints, AMP_CFG_SRC_HINT);
+    if (rc == MPI_SUCCESS)
+        rc = amp_cfg_apply_override(cfg);
+    return rc;
+}
+
+void amp_cfg_free(amp_cfg_t *cfg)
+{
+    for (int i = 0; i < AMP_CFG_COUNT; i++) {
+        free(cfg->str[i]);
+        cfg->str[i] = NULL;
+    }
+}
+
+uint64_t amp_cfg_coll_hash(const amp_cfg_t *cfg)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (int i = 0; i < AMP_CFG_COUNT; i++) {
+        if (!amp_cfg_params[i].collective)
+            continue;
+        const unsigned char *s = (const unsigned char *)(cfg->str[i] ? cfg->str[i] : "");
+        if (amp_cfg_params[i].type != AMP_CFG_STRING) {
+            /* compare parsed values so that "16M" and "16777216" agree */
+            for (int b = 0; b < 8; b++)
+                h = (h ^ (uint8_t)(cfg->num[i] >> (8 * b))) * 1099511628211ULL;
+        } else {
+            for (; *s; s++)
+                h = (h ^ *s) * 1099511628211ULL;
+        }
+        h = (h ^ 0xff) * 1099511628211ULL;
+    }
+    return h;
+}
+
+int amp_cfg_to_info(const amp_cfg_t *cfg, MPI_Info info)
+{
+    for (int i = 0; i < AMP_CFG_COUNT; i++) {
+        char text[64];
+        const char *value = cfg->str[i] ? cfg->str[i] : "";
+        if (amp_cfg_params[i].type == AMP_CFG_SIZE || amp_cfg_params[i].type == AMP_CFG_INT) {
+            snprintf(text, sizeof(text), i == AMP_CFG_FILE_PERM ? "0%llo" : "%lld",
+                     (long long)cfg->num[i]);
+            value = text;
+        } else if (amp_cfg_params[i].type == AMP_CFG_BOOL) {
+            value = cfg->num[i] ? "true" : "false";
+        } else if (amp_cfg_params[i].type == AMP_CFG_ENUM) {
+            value = amp_cfg_word(cfg, (amp_cfg_id_t)i);
+        }
+        if (*value == '\0')
+            continue; /* MPI_Info values may not be empty */
+        int rc = PMPI_Info_set(info, amp_cfg_params[i].name, value);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+const char *amp_cfg_word(const amp_cfg_t *cfg, amp_cfg_id_t id)
+{
+    static __thread char word[64];
+    const char *p = amp_cfg_params[id].choices;
+    if (!p)
+        return cfg->str[id];
+    for (int64_t index = 0; *p; index++) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (index == cfg->num[id]) {
+            snprintf(word, sizeof(word), "%.*s", (int)n, p);
+            return word;
+        }
+        p += n + (comma != NULL);
+    }
+    return cfg->str[id];
+}
+
+void amp_cfg_print(const amp_cfg_t *cfg, FILE *out)
+{
+    fprintf(out, "%-24s %-14s %-12s %s\n", "parameter", "value", "source", "meaning");
+    for (int i = 0; i < AMP_CFG_COUNT; i++) {
+        const char *value = cfg->str[i] && *cfg->str[i] ? cfg->str[i] : "(none)";
+        fprintf(out, "%-24s %-14s %-12s %s\n", amp_cfg_params[i].name, value,
+                amp_cfg_src_names[cfg->src[i]], amp_cfg_params[i].doc);
+    }
+    if (amp_cfg_file_path[0])
+        fprintf(out, "config file: %s\n", amp_cfg_file_path);
+    else
+        fprintf(out,
+                "config file: none (AMPIO_CONFIG, ~/.config/ampio/ampio.conf, "
+                "%s/ampio.conf)\n",
+                AMPIO_SYSCONFDIR);
+}

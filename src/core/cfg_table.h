@@ -1,0 +1,49 @@
+/* The one table of ampio parameters. Each is an MPI_Info hint of this name, an environment
+ * variable AMPIO_<NAME IN UPPER CASE> and a key in the config file.
+ *
+ * X(id, name, type, default, min, max, choices, scope, doc)
+ *   type   : BOOL, INT, SIZE (accepts units: 4M, 1GiB), ENUM, STRING
+ *   choices: for ENUM, the accepted words separated by commas; the value is the word's index
+ *   scope: COLL (must be identical on every rank of the file's communicator) or LOCAL */
+#ifndef AMP_CFG_TABLE_H
+#define AMP_CFG_TABLE_H
+
+#define AMP_CFG_PARAMS(X)                                                                          \
+    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16M", 4096, 1LL << 40, NULL, COLL,                  \
+      "collective buffer of each aggregator per cycle, in bytes")                                  \
+    X(CB_NODES, "cb_nodes", INT, "0", 0, 1 << 30, NULL, COLL,                                      \
+      "number of aggregators for collective access (0: chosen per call)")                          \
+    X(CB_CONFIG_LIST, "cb_config_list", STRING, "", 0, 0, NULL, COLL,                              \
+      "aggregator placement, e.g. \"*:2\" for two per node (empty: chosen per call)")              \
+    X(ROMIO_CB_READ, "romio_cb_read", ENUM, "automatic", 0, 0, "automatic,enable,disable", COLL,   \
+      "collective buffering for reads")                                                            \
+    X(ROMIO_CB_WRITE, "romio_cb_write", ENUM, "automatic", 0, 0, "automatic,enable,disable", COLL, \
+      "collective buffering for writes")                                                           \
+    X(COLLECTIVE_BUFFERING, "collective_buffering", BOOL, "true", 0, 0, NULL, COLL,                \
+      "false turns collective buffering off: every process accesses its own data")                 \
+    X(ROMIO_DS_READ, "romio_ds_read", ENUM, "automatic", 0, 0, "automatic,enable,disable", COLL,   \
+      "data sieving for independent noncontiguous reads")                                          \
+    X(ROMIO_DS_WRITE, "romio_ds_write", ENUM, "automatic", 0, 0, "automatic,enable,disable", COLL, \
+      "data sieving for independent noncontiguous writes")                                         \
+    X(IND_RD_BUFFER_SIZE, "ind_rd_buffer_size", SIZE, "4M", 512, 1LL << 40, NULL, LOCAL,           \
+      "data sieving buffer for independent reads, in bytes")                                       \
+    X(IND_WR_BUFFER_SIZE, "ind_wr_buffer_size", SIZE, "512K", 512, 1LL << 40, NULL, LOCAL,         \
+      "data sieving buffer for independent writes, in bytes")                                      \
+    X(STRIPING_FACTOR, "striping_factor", INT, "0", 0, 1 << 20, NULL, COLL,                        \
+      "number of storage targets a new file is striped over (0: file system default)")             \
+    X(STRIPING_UNIT, "striping_unit", SIZE, "0", 0, 1LL << 40, NULL, COLL,                         \
+      "stripe size of a new file, in bytes (0: file system default)")                              \
+    X(FILE_PERM, "file_perm", INT, "0666", 0, 07777, NULL, COLL,                                   \
+      "permission bits of a file created by MPI_File_open (octal; the umask applies)")             \
+    X(AMPIO_FCOLL, "ampio_fcoll", ENUM, "auto", 0, 0, "auto,individual", COLL,                     \
+      "collective algorithm")                                                                      \
+    X(AMPIO_NUM_AGGREGATORS, "ampio_num_aggregators", INT, "0", 0, 1 << 30, NULL, COLL,            \
+      "number of aggregators (0: chosen per call); same as cb_nodes")                              \
+    X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0, "auto,shm,rma", COLL,                  \
+      "shared file pointer method")                                                                \
+    X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, LOCAL,                                   \
+      "\"1\" prints per-file statistics at close; a path writes them as JSON")                     \
+    X(AMPIO_EXPLAIN, "ampio_explain", BOOL, "false", 0, 0, NULL, LOCAL,                            \
+      "print the plan of every collective call on rank 0")
+
+#endif

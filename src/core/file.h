@@ -1,0 +1,63 @@
+/* The file object behind an MPI_File handle. */
+#ifndef AMP_FILE_H
+#define AMP_FILE_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "core/cfg.h"
+#include "dtype/dt.h"
+#include "fs/fs.h"
+
+struct amp_datarep;
+struct amp_sfp;
+
+/* A file view: displacement, etype, filetype and data representation. */
+typedef struct amp_view {
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype; /* held by the view (duplicates of derived types) */
+    amp_dt_t *ft;                 /* the filetype as laid out in the file */
+    MPI_Count esize;              /* bytes of one etype in the file */
+    char datarep[MPI_MAX_DATAREP_STRING + 1];
+    const struct amp_datarep *rep; /* NULL for "native" and "internal" */
+} amp_view_t;
+
+/* A split collective begun and not yet ended. */
+typedef struct amp_split {
+    int active;
+    int kind; /* which *_begin started it */
+    const void *buf;
+    int rc;
+    MPI_Status status;
+} amp_split_t;
+
+#define AMP_FILE_MAGIC 0x616d7066u /* "ampf" */
+
+typedef struct amp_file {
+    uint32_t magic;
+    MPI_Comm comm; /* private duplicate of the user's communicator, errors returned */
+    int rank, nprocs;
+    char *path;
+    int amode;
+    amp_fs_t fs;
+    int readable; /* the descriptor can read (data sieving of writes needs it) */
+    amp_cfg_t cfg;
+    amp_view_t view;
+    MPI_Offset fp; /* individual file pointer, in etypes */
+    int atomic;
+    MPI_Errhandler errhandler;
+    MPI_Fint fint;
+    struct amp_sfp *sfp;
+    amp_split_t split;
+    void *sieve_buf; /* data sieving buffer, grown on demand */
+    size_t sieve_cap;
+    pthread_mutex_t lock; /* guards the individual pointer and the sieve buffer */
+} amp_file_t;
+
+static inline MPI_File amp_file_handle(amp_file_t *f)
+{
+    return (MPI_File)(void *)f;
+}
+
+#endif

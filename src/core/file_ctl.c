@@ -1,0 +1,253 @@
+/* File control: size, synchronisation, hints, atomicity, views and file pointers. */
+#include <string.h>
+
+#include "core/agree.h"
+#include "core/err.h"
+#include "core/fileops.h"
+#include "io/datarep.h"
+#include "io/view.h"
+#include "sharedfp/sfp.h"
+
+/* Checks that `value` is the same on every rank of a collective call. */
+static int amp_file_same(amp_file_t *f, uint64_t value, const char *routine, const char *what)
+{
+    int same;
+    int rc = amp_agree_same(f->comm, value, &same);
+    if (rc == MPI_SUCCESS && !same)
+        rc = amp_err(MPI_ERR_NOT_SAME, "%s on \"%s\": %s differs between ranks", routine, f->path,
+                     what);
+    return rc;
+}
+
+static int amp_file_writable(amp_file_t *f, const char *routine)
+{
+    if (f->amode & MPI_MODE_RDONLY)
+        return amp_err(MPI_ERR_READ_ONLY, "%s: \"%s\" was opened MPI_MODE_RDONLY", routine,
+                       f->path);
+    return MPI_SUCCESS;
+}
+
+static int amp_file_resize(amp_file_t *f, MPI_Offset size, int allocate, const char *routine)
+{
+    int rc = MPI_SUCCESS;
+    if (size < 0)
+        rc = amp_err(MPI_ERR_ARG, "%s: size %lld is negative", routine, (long long)size);
+    else if (f->amode & MPI_MODE_SEQUENTIAL)
+        rc = amp_err(MPI_ERR_UNSUPPORTED_OPERATION, "%s: \"%s\" was opened MPI_MODE_SEQUENTIAL",
+                     routine, f->path);
+    else
+        rc = amp_file_writable(f, routine);
+    rc = amp_agree(f->comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_same(f, (uint64_t)size, routine, "the size");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (f->rank == 0)
+        rc = allocate ? amp_fs_allocate(&f->fs, size) : amp_fs_truncate(&f->fs, size);
+    return amp_agree(f->comm, rc);
+}
+
+int amp_file_set_size(amp_file_t *f, MPI_Offset size)
+{
+    return amp_file_resize(f, size, 0, "MPI_File_set_size");
+}
+
+int amp_file_preallocate(amp_file_t *f, MPI_Offset size)
+{
+    return amp_file_resize(f, size, 1, "MPI_File_preallocate");
+}
+
+int amp_file_get_size(amp_file_t *f, MPI_Offset *size)
+{
+    return amp_fs_size(&f->fs, size);
+}
+
+int amp_file_sync(amp_file_t *f)
+{
+    int rc = amp_fs_sync(&f->fs);
+    return amp_agree(f->comm, rc);
+}
+
+int amp_file_set_info(amp_file_t *f, MPI_Info info)
+{
+    int rc = amp_cfg_update(&f->cfg, info);
+    rc = amp_agree(f->comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_same(f, amp_cfg_coll_hash(&f->cfg), "MPI_File_set_info", "a collective hint");
+    return rc;
+}
+
+int amp_file_get_info(amp_file_t *f, MPI_Info *info)
+{
+    int rc = PMPI_Info_create(info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = amp_cfg_to_info(&f->cfg, *info);
+    if (rc == MPI_SUCCESS && f->sfp)
+        rc = PMPI_Info_set(*info, "ampio_sharedfp_method", amp_sfp_method(f->sfp));
+    if (rc != MPI_SUCCESS)
+        PMPI_Info_free(info);
+    return rc;
+}
+
+int amp_file_set_atomicity(amp_file_t *f, int flag)
+{
+    int rc = amp_file_same(f, flag != 0, "MPI_File_set_atomicity", "the flag");
+    if (rc == MPI_SUCCESS)
+        f->atomic = flag != 0;
+    return rc;
+}
+
+int amp_file_eof_etypes(amp_file_t *f, MPI_Offset *eof)
+{
+    MPI_Offset size;
+    int rc = amp_fs_size(&f->fs, &size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Count bytes = amp_view_bytes_before(&f->view, size);
+    *eof = (MPI_Offset)((bytes + f->view.esize - 1) / f->view.esize);
+    return MPI_SUCCESS;
+}
+
+static uint64_t amp_hash_text(const char *s, uint64_t h)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info)
+{
+    int rc = MPI_SUCCESS;
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+        if (!(f->amode & MPI_MODE_SEQUENTIAL)) {
+            rc = amp_err(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened "
+                                      "MPI_MODE_SEQUENTIAL");
+        } else {
+            MPI_Offset shared = 0;
+            rc = amp_sfp_get(f->sfp, &shared);
+            disp = amp_view_offset(&f->view, (MPI_Count)shared * f->view.esize);
+        }
+    }
+    amp_view_t view;
+    memset(&view, 0, sizeof(view));
+    int writable = !(f->amode & MPI_MODE_RDONLY);
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_build(&view, disp, etype, filetype, datarep, writable);
+    if (rc == MPI_SUCCESS)
+        rc = amp_cfg_update(&f->cfg, info);
+    rc = amp_agree(f->comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_same(f, amp_hash_text(datarep, (uint64_t)view.esize), "MPI_File_set_view",
+                           "the data representation or the etype size");
+    if (rc != MPI_SUCCESS) {
+        if (view.ft)
+            amp_view_free(&view);
+        return rc;
+    }
+    amp_view_free(&f->view);
+    f->view = view;
+    f->fp = 0;
+    if (f->rank == 0)
+        rc = amp_sfp_set(f->sfp, 0);
+    return amp_agree(f->comm, rc); /* also orders the reset before any later shared access */
+}
+
+static int amp_file_return_type(MPI_Datatype held, MPI_Datatype *out)
+{
+    int ni, na, nd, combiner;
+    PMPI_Type_get_envelope(held, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED) {
+        *out = held;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Type_dup(held, out);
+}
+
+int amp_file_get_view(amp_file_t *f, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                      char *datarep)
+{
+    int rc = amp_file_return_type(f->view.etype, etype);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_return_type(f->view.filetype, filetype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *disp = f->view.disp;
+    strcpy(datarep, f->view.datarep);
+    return MPI_SUCCESS;
+}
+
+/* The new pointer value for a seek, or an error. */
+static int amp_file_seek_target(amp_file_t *f, MPI_Offset current, MPI_Offset offset, int whence,
+                                const char *routine, MPI_Offset *target)
+{
+    MPI_Offset base;
+    if (whence == MPI_SEEK_SET) {
+        base = 0;
+    } else if (whence == MPI_SEEK_CUR) {
+        base = current;
+    } else if (whence == MPI_SEEK_END) {
+        int rc = amp_file_eof_etypes(f, &base);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    } else {
+        return amp_err(MPI_ERR_ARG,
+                       "%s: whence %d is not MPI_SEEK_SET, MPI_SEEK_CUR or "
+                       "MPI_SEEK_END",
+                       routine, whence);
+    }
+    if (base + offset < 0)
+        return amp_err(MPI_ERR_ARG, "%s: the new position %lld is before the start of the view",
+                       routine, (long long)(base + offset));
+    *target = base + offset;
+    return MPI_SUCCESS;
+}
+
+int amp_file_seek(amp_file_t *f, MPI_Offset offset, int whence)
+{
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "MPI_File_seek: \"%s\" was opened MPI_MODE_SEQUENTIAL", f->path);
+    pthread_mutex_lock(&f->lock);
+    MPI_Offset target;
+    int rc = amp_file_seek_target(f, f->fp, offset, whence, "MPI_File_seek", &target);
+    if (rc == MPI_SUCCESS)
+        f->fp = target;
+    pthread_mutex_unlock(&f->lock);
+    return rc;
+}
+
+int amp_file_seek_shared(amp_file_t *f, MPI_Offset offset, int whence)
+{
+    int rc = amp_file_same(f, (uint64_t)offset * 4 + (uint64_t)whence, "MPI_File_seek_shared",
+                           "the offset or whence");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (f->rank == 0) {
+        MPI_Offset current = 0, target = 0;
+        rc = amp_sfp_get(f->sfp, &current);
+        if (rc == MPI_SUCCESS)
+            rc = amp_file_seek_target(f, current, offset, whence, "MPI_File_seek_shared", &target);
+        if (rc == MPI_SUCCESS)
+            rc = amp_sfp_set(f->sfp, target);
+    }
+    return amp_agree(f->comm, rc);
+}
+
+int amp_file_get_position_shared(amp_file_t *f, MPI_Offset *offset)
+{
+    return amp_sfp_get(f->sfp, offset);
+}
+
+int amp_file_get_byte_offset(amp_file_t *f, MPI_Offset offset, MPI_Offset *disp)
+{
+    if (offset < 0)
+        return amp_err(MPI_ERR_ARG, "MPI_File_get_byte_offset: offset %lld is negative",
+                       (long long)offset);
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "MPI_File_get_byte_offset: \"%s\" was opened MPI_MODE_SEQUENTIAL", f->path);
+    *disp = amp_view_offset(&f->view, (MPI_Count)offset * f->view.esize);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,242 @@
+/* Opening, closing and deleting files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/agree.h"
+#include "core/err.h"
+#include "core/errh.h"
+#include "core/fileops.h"
+#include "core/handle.h"
+#include "io/view.h"
+#include "sharedfp/sfp.h"
+
+const char *amp_file_strip_prefix(const char *path)
+{
+    static const char *prefixes[] = {"ufs:",   "nfs:",  "lustre:", "gpfs:", "pvfs2:", "xfs:",
+                                     "panfs:", "daos:", "testfs:", "gfs:",  "ime:",   "bgl:"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return path + strlen(prefixes[i]);
+    return path;
+}
+
+static int amp_file_check_amode(int amode)
+{
+    int rw = !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_RDWR) + !!(amode & MPI_MODE_WRONLY);
+    int known = MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY | MPI_MODE_CREATE |
+                MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
+                MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND;
+    if (amode & ~known)
+        return amp_err(MPI_ERR_AMODE, "access mode %#x has unknown bits %#x", amode,
+                       amode & ~known);
+    if (rw != 1)
+        return amp_err(MPI_ERR_AMODE,
+                       "access mode %#x must have exactly one of MPI_MODE_RDONLY, "
+                       "MPI_MODE_RDWR and MPI_MODE_WRONLY",
+                       amode);
+    if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        return amp_err(MPI_ERR_AMODE,
+                       "MPI_MODE_CREATE and MPI_MODE_EXCL cannot be used with MPI_MODE_RDONLY");
+    if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL))
+        return amp_err(MPI_ERR_AMODE, "MPI_MODE_SEQUENTIAL cannot be used with MPI_MODE_RDWR");
+    return MPI_SUCCESS;
+}
+
+/* Opens the descriptor: write-only files are opened read-write when permitted, so that data
+ * sieving can read around the data it writes. */
+static int amp_file_open_fd(amp_file_t *f, int create, int excl)
+{
+    int flags = create ? O_CREAT : 0;
+    if (excl)
+        flags |= O_EXCL;
+    int perm = (int)amp_cfg_num(&f->cfg, AMP_CFG_FILE_PERM);
+    if (f->amode & MPI_MODE_RDONLY) {
+        f->readable = 1;
+        return amp_fs_open(&f->fs, f->path, flags | O_RDONLY, perm);
+    }
+    if (f->amode & MPI_MODE_RDWR) {
+        f->readable = 1;
+        return amp_fs_open(&f->fs, f->path, flags | O_RDWR, perm);
+    }
+    int rc = amp_fs_open(&f->fs, f->path, flags | O_RDWR, perm);
+    f->readable = rc == MPI_SUCCESS;
+    if (rc != MPI_SUCCESS && amp_err_class(rc) == MPI_ERR_ACCESS)
+        rc = amp_fs_open(&f->fs, f->path, (flags & ~O_EXCL) | O_WRONLY, perm);
+    return rc;
+}
+
+static void amp_file_destroy(amp_file_t *f)
+{
+    if (!f)
+        return;
+    amp_fs_close(&f->fs);
+    if (f->view.ft)
+        amp_view_free(&f->view);
+    amp_cfg_free(&f->cfg);
+    if (f->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&f->comm);
+    pthread_mutex_destroy(&f->lock);
+    free(f->sieve_buf);
+    free(f->path);
+    f->magic = 0;
+    free(f);
+}
+
+/* Hints and access mode must agree across ranks: a mismatch is an error on every rank. */
+static int amp_file_check_same(amp_file_t *f)
+{
+    uint64_t h = amp_cfg_coll_hash(&f->cfg) * 31 + (uint64_t)f->amode;
+    int same;
+    int rc = amp_agree_same(f->comm, h, &same);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!same)
+        return amp_err(MPI_ERR_NOT_SAME,
+                       "the access mode or the collective hints (cb_*, romio_*, striping_*, "
+                       "ampio_*) passed to MPI_File_open for \"%s\" differ between ranks",
+                       f->path);
+    return MPI_SUCCESS;
+}
+
+/* Places the individual and shared pointers at the end of file (MPI_MODE_APPEND). */
+static int amp_file_append_start(amp_file_t *f)
+{
+    MPI_Offset eof;
+    int rc = amp_file_eof_etypes(f, &eof);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    f->fp = eof;
+    if (f->rank == 0)
+        rc = amp_sfp_set(f->sfp, eof);
+    return rc;
+}
+
+int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp_file_t **out)
+{
+    *out = NULL;
+    if (comm == MPI_COMM_NULL)
+        return amp_err(MPI_ERR_COMM, "MPI_File_open needs a communicator, not MPI_COMM_NULL");
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return amp_err(MPI_ERR_COMM, "MPI_File_open needs an intracommunicator");
+
+    amp_file_t *f = calloc(1, sizeof(*f));
+    if (!f)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+    f->magic = AMP_FILE_MAGIC;
+    f->fs.fd = -1;
+    f->comm = MPI_COMM_NULL;
+    f->amode = amode;
+    f->errhandler = amp_errh_default();
+    pthread_mutex_init(&f->lock, NULL);
+    int rc = PMPI_Comm_dup(comm, &f->comm);
+    if (rc != MPI_SUCCESS) {
+        f->comm = MPI_COMM_NULL;
+        amp_file_destroy(f);
+        return rc;
+    }
+    PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_rank(f->comm, &f->rank);
+    PMPI_Comm_size(f->comm, &f->nprocs);
+
+    /* local checks, then one agreement */
+    if (!path)
+        rc = amp_err(MPI_ERR_BAD_FILE, "the file name is NULL");
+    else if (!*amp_file_strip_prefix(path))
+        rc = amp_err(MPI_ERR_BAD_FILE, "the file name is empty");
+    else if (!(f->path = strdup(amp_file_strip_prefix(path))))
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory opening \"%s\"", path);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_check_amode(amode);
+    if (rc == MPI_SUCCESS)
+        rc = amp_cfg_load(&f->cfg, info);
+    rc = amp_agree(f->comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_check_same(f);
+    if (rc != MPI_SUCCESS) {
+        amp_file_destroy(f);
+        return rc;
+    }
+    f->fs.path = f->path;
+
+    /* rank 0 creates, then the others open what exists */
+    int create = !!(amode & MPI_MODE_CREATE), excl = !!(amode & MPI_MODE_EXCL);
+    if (create && f->nprocs > 1) {
+        rc = f->rank == 0 ? amp_file_open_fd(f, 1, excl) : MPI_SUCCESS;
+        rc = amp_agree(f->comm, rc);
+        if (rc == MPI_SUCCESS && f->rank != 0)
+            rc = amp_file_open_fd(f, 0, 0);
+    } else {
+        rc = amp_file_open_fd(f, create, excl);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_default(&f->view);
+    rc = amp_agree(f->comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_create(f->comm, (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), &f->sfp);
+    if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
+        rc = amp_agree(f->comm, amp_file_append_start(f));
+    if (rc == MPI_SUCCESS)
+        rc = amp_handle_add(f);
+    if (rc != MPI_SUCCESS) {
+        if (f->sfp)
+            amp_sfp_free(&f->sfp);
+        amp_file_destroy(f);
+        return rc;
+    }
+    if (amode & MPI_MODE_APPEND)
+        PMPI_Barrier(f->comm); /* the shared pointer is set before anyone moves it */
+    *out = f;
+    return MPI_SUCCESS;
+}
+
+int amp_file_close(amp_file_t *f)
+{
+    amp_handle_remove(f);
+    int rc = amp_fs_close(&f->fs);
+    amp_sfp_free(&f->sfp);
+    rc = amp_agree(f->comm, rc);
+    if ((f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0 && unlink(f->path) != 0 &&
+        errno != ENOENT && rc == MPI_SUCCESS)
+        rc = amp_err_errno(errno, "cannot delete \"%s\" on close", f->path);
+    if (f->amode & MPI_MODE_DELETE_ON_CLOSE)
+        rc = amp_agree(f->comm, rc);
+    amp_file_destroy(f);
+    return rc;
+}
+
+void amp_file_reap(amp_file_t *f)
+{
+    amp_handle_remove(f);
+    if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->rank == 0)
+        unlink(f->path);
+    /* the shared pointer window is collective to free: MPI_Finalize reclaims it */
+    free(f->sfp);
+    f->sfp = NULL;
+    amp_file_destroy(f);
+}
+
+static int amp_file_same_inode(amp_file_t *f, void *ctx)
+{
+    const struct stat *want = ctx;
+    struct stat st;
+    return fstat(f->fs.fd, &st) == 0 && st.st_dev == want->st_dev && st.st_ino == want->st_ino;
+}
+
+int amp_file_delete(const char *path, MPI_Info info)
+{
+    (void)info;
+    if (!path || !*amp_file_strip_prefix(path))
+        return amp_err(MPI_ERR_BAD_FILE, "the file name to delete is NULL or empty");
+    const char *name = amp_file_strip_prefix(path);
+    struct stat st;
+    if (stat(name, &st) == 0 && amp_handle_find(amp_file_same_inode, &st))
+        return amp_err(MPI_ERR_FILE_IN_USE, "\"%s\" is open in this process", name);
+    if (unlink(name) != 0)
+        return amp_err_errno(errno, "cannot delete \"%s\"", name);
+    return MPI_SUCCESS;
+}

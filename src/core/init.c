@@ -1,0 +1,46 @@
+#include "core/init.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "core/errh.h"
+#include "core/fileops.h"
+#include "core/handle.h"
+#include "dtype/dt.h"
+
+static pthread_mutex_t amp_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int amp_init_done;
+static int amp_init_keyval = MPI_KEYVAL_INVALID;
+
+static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    amp_handle_foreach(amp_file_reap); /* files the application left open */
+    amp_dt_finalize();
+    amp_errh_finalize();
+    PMPI_Comm_free_keyval(&amp_init_keyval);
+    pthread_mutex_lock(&amp_init_lock);
+    amp_init_done = 0;
+    pthread_mutex_unlock(&amp_init_lock);
+    return MPI_SUCCESS;
+}
+
+int amp_init(void)
+{
+    int initialized = 0, finalized = 0;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return MPI_ERR_OTHER; /* no MPI to make a message with */
+    pthread_mutex_lock(&amp_init_lock);
+    int rc = MPI_SUCCESS;
+    if (!amp_init_done) {
+        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, amp_init_at_finalize, &amp_init_keyval,
+                                     NULL);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_set_attr(MPI_COMM_SELF, amp_init_keyval, NULL);
+        amp_init_done = rc == MPI_SUCCESS;
+    }
+    pthread_mutex_unlock(&amp_init_lock);
+    return rc;
+}

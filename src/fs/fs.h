@@ -1,0 +1,39 @@
+/* The file system layer: POSIX calls with the loops they need (short transfers, EINTR, the
+ * iovec limit), errors turned into MPI codes that name the file and offset, and byte-range
+ * locks on the open file description. */
+#ifndef AMP_FS_H
+#define AMP_FS_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+typedef struct amp_fs {
+    int fd;
+    const char *path; /* for messages */
+    int locks;        /* 1: byte-range locks work, 0: unknown yet, -1: unavailable */
+} amp_fs_t;
+
+/* Opens with POSIX flags; on failure an MPI error naming `path`. */
+int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm);
+int amp_fs_close(amp_fs_t *fs);
+
+/* Writes all `iovcnt` buffers at `off`. */
+int amp_fs_writev(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset off);
+
+/* Reads into the buffers at `off` until they are full or the end of file; `*got` is the number
+ * of bytes read. */
+int amp_fs_readv(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset off, size_t *got);
+
+int amp_fs_size(amp_fs_t *fs, MPI_Offset *size);
+int amp_fs_truncate(amp_fs_t *fs, MPI_Offset size);
+int amp_fs_allocate(amp_fs_t *fs, MPI_Offset size);
+int amp_fs_sync(amp_fs_t *fs);
+
+/* Blocking byte-range lock (write lock if `exclusive`) of [off, off + len). `*locked` is 0
+ * when the file system has no working locks (then nothing is locked). */
+int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int *locked);
+void amp_fs_unlock(amp_fs_t *fs, MPI_Offset off, MPI_Offset len);
+
+#endif

@@ -1,0 +1,155 @@
+#include "io/view.h"
+
+#include <string.h>
+
+#include "core/err.h"
+#include "io/datarep.h"
+
+static int amp_view_hold(MPI_Datatype type, MPI_Datatype *held)
+{
+    amp_dt_t *dt;
+    int rc = amp_dt_get(type, &dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int named = dt->named;
+    amp_dt_release(dt);
+    if (named) {
+        *held = type;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Type_dup(type, held);
+}
+
+static void amp_view_drop(MPI_Datatype *type)
+{
+    if (*type == MPI_DATATYPE_NULL)
+        return;
+    int ni, na, nd, combiner;
+    PMPI_Type_get_envelope(*type, &ni, &na, &nd, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        PMPI_Type_free(type);
+    *type = MPI_DATATYPE_NULL;
+}
+
+int amp_view_default(amp_view_t *v)
+{
+    return amp_view_build(v, 0, MPI_BYTE, MPI_BYTE, "native", 1);
+}
+
+void amp_view_free(amp_view_t *v)
+{
+    amp_dt_release(v->ft);
+    v->ft = NULL;
+    amp_view_drop(&v->etype);
+    amp_view_drop(&v->filetype);
+}
+
+static int amp_view_check_type(const amp_dt_t *dt, const char *what, int writable)
+{
+    if (dt->segs.n > 0 && dt->segs.v[0].off < 0)
+        return amp_err(MPI_ERR_TYPE, "the %s has a negative displacement (%lld)", what,
+                       (long long)dt->segs.v[0].off);
+    if (!dt->nondecreasing)
+        return amp_err(MPI_ERR_TYPE,
+                       "the displacements of the %s are not monotonically nondecreasing", what);
+    if (writable && dt->overlapping)
+        return amp_err(MPI_ERR_TYPE,
+                       "the %s overlaps itself, which a file opened for writing forbids", what);
+    return MPI_SUCCESS;
+}
+
+int amp_view_build(amp_view_t *v, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                   const char *datarep, int writable)
+{
+    memset(v, 0, sizeof(*v));
+    v->etype = v->filetype = MPI_DATATYPE_NULL;
+    if (disp < 0)
+        return amp_err(MPI_ERR_ARG, "the view displacement %lld is negative", (long long)disp);
+    int rc = amp_dt_check(etype, "the etype");
+    if (rc == MPI_SUCCESS)
+        rc = amp_dt_check(filetype, "the filetype");
+    if (rc == MPI_SUCCESS)
+        rc = amp_datarep_find(datarep, &v->rep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    amp_dt_t *edt = NULL, *fdt = NULL;
+    rc = amp_dt_get(etype, &edt);
+    if (rc == MPI_SUCCESS)
+        rc = amp_dt_get(filetype, &fdt);
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_check_type(edt, "etype", writable);
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_check_type(fdt, "filetype", writable);
+    if (rc == MPI_SUCCESS && edt->size == 0)
+        rc = amp_err(MPI_ERR_TYPE, "the etype has no data (size 0)");
+    if (rc == MPI_SUCCESS && fdt->size % edt->size != 0)
+        rc = amp_err(MPI_ERR_TYPE,
+                     "the filetype (%lld bytes of data) is not made of whole etypes of %lld bytes",
+                     (long long)fdt->size, (long long)edt->size);
+    if (rc == MPI_SUCCESS)
+        rc = amp_datarep_size(v->rep, etype, edt, &v->esize);
+    if (rc == MPI_SUCCESS)
+        rc = amp_datarep_layout(v->rep, filetype, fdt, &v->ft);
+    if (rc == MPI_SUCCESS && v->esize <= 0)
+        rc = amp_err(MPI_ERR_UNSUPPORTED_DATAREP,
+                     "the etype has no size in data representation \"%s\"", datarep);
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_hold(etype, &v->etype);
+    if (rc == MPI_SUCCESS)
+        rc = amp_view_hold(filetype, &v->filetype);
+    amp_dt_release(edt);
+    amp_dt_release(fdt);
+    if (rc != MPI_SUCCESS) {
+        amp_view_free(v);
+        return rc;
+    }
+    v->disp = disp;
+    snprintf(v->datarep, sizeof(v->datarep), "%s", datarep);
+    return MPI_SUCCESS;
+}
+
+MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos)
+{
+    const amp_dt_t *ft = v->ft;
+    if (ft->size == 0)
+        return v->disp;
+    MPI_Count inst = pos / ft->size, rem = pos % ft->size;
+    size_t lo = 0, hi = ft->segs.n - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (ft->prefix[mid] <= rem)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return v->disp + (MPI_Offset)(inst * ft->extent) + ft->segs.v[lo].off +
+           (MPI_Offset)(rem - ft->prefix[lo]);
+}
+
+MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off)
+{
+    const amp_dt_t *ft = v->ft;
+    MPI_Offset rel = off - v->disp;
+    if (rel <= 0 || ft->size == 0 || ft->segs.n == 0)
+        return 0;
+    if (ft->extent <= 0)
+        return ft->size;
+    MPI_Count inst = rel / ft->extent;
+    MPI_Offset r = rel - (MPI_Offset)(inst * ft->extent);
+    /* last segment starting before r */
+    if (ft->segs.v[0].off >= r)
+        return inst * ft->size;
+    size_t lo = 0, hi = ft->segs.n - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (ft->segs.v[mid].off < r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    MPI_Count in_seg = r - ft->segs.v[lo].off;
+    if (in_seg > ft->segs.v[lo].len)
+        in_seg = ft->segs.v[lo].len;
+    return inst * ft->size + ft->prefix[lo] + in_seg;
+}

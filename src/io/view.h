@@ -1,0 +1,28 @@
+/* File views: the mapping between the stream of data bytes a process sees through its view and
+ * absolute file offsets. */
+#ifndef AMP_VIEW_H
+#define AMP_VIEW_H
+
+#include "core/file.h"
+
+/* The view every file starts with: displacement 0, MPI_BYTE etype and filetype, "native". */
+int amp_view_default(amp_view_t *v);
+
+/* Validates and builds a view. `writable` forbids overlapping filetypes. */
+int amp_view_build(amp_view_t *v, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                   const char *datarep, int writable);
+void amp_view_free(amp_view_t *v);
+
+/* Absolute file offset of data byte `pos` of the view. */
+MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos);
+
+/* Number of data bytes of the view that lie before absolute file offset `off`. */
+MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off);
+
+/* Whether the data of the view is one contiguous run of the file. */
+static inline int amp_view_contiguous(const amp_view_t *v)
+{
+    return v->ft->contiguous;
+}
+
+#endif

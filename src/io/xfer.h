@@ -1,0 +1,21 @@
+/* Independent transfer of data between memory and the file through the file's view. */
+#ifndef AMP_XFER_H
+#define AMP_XFER_H
+
+#include "core/file.h"
+
+typedef struct amp_xfer {
+    amp_file_t *f;
+    int write;
+    MPI_Count pos;    /* first data byte of the view */
+    MPI_Count nbytes; /* bytes to move */
+    void *mem;        /* memory buffer and the layout of its items */
+    const amp_dt_t *mdt;
+    int lock_held; /* the caller locked the whole range (atomic mode) */
+} amp_xfer_t;
+
+/* Moves the data; `*done` is the number of bytes moved (less than asked only when a read
+ * reaches the end of file, or on error). */
+int amp_xfer(const amp_xfer_t *x, MPI_Count *done);
+
+#endif
