@@ -14,7 +14,7 @@
 
 #define AMP_WEAK(name) AMP_ALIAS(MPI_File_##name, PMPI_File_##name)
 /* MPI_x as a weak, exported alias of PMPI_x. */
-#define AMP_ALIAS(mpi_name, pmpi_name)                                                           \
+#define AMP_ALIAS(mpi_name, pmpi_name)                                                             \
     extern __typeof__(pmpi_name) mpi_name                                                          \
         __attribute__((weak, alias(#pmpi_name), visibility("default")));
 

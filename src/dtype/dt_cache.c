@@ -3,6 +3,7 @@
  * which are never freed. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/err.h"
 #include "dtype/dt_internal.h"
@@ -47,19 +48,44 @@ static int amp_dt_attr_delete(MPI_Datatype type, int keyval, void *value, void *
     return MPI_SUCCESS;
 }
 
+static int amp_dt_seg_cmp(const void *a, const void *b)
+{
+    const amp_seg_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Whether some byte appears twice, for segments sorted by offset. */
+static int amp_dt_sorted_overlap(const amp_seg_t *v, size_t n)
+{
+    MPI_Aint end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && v[i].off < end)
+            return 1;
+        if (i == 0 || v[i].off + (MPI_Aint)v[i].len > end)
+            end = v[i].off + (MPI_Aint)v[i].len;
+    }
+    return 0;
+}
+
 static void amp_dt_shape(amp_dt_t *dt)
 {
     const amp_seglist_t *s = &dt->segs;
     dt->nondecreasing = 1;
-    dt->overlapping = 0;
-    MPI_Aint max_end = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (i > 0 && s->v[i].off < s->v[i - 1].off)
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i].off < s->v[i - 1].off)
             dt->nondecreasing = 0;
-        if (i > 0 && s->v[i].off < max_end)
-            dt->overlapping = 1;
-        if (i == 0 || s->v[i].off + (MPI_Aint)s->v[i].len > max_end)
-            max_end = s->v[i].off + (MPI_Aint)s->v[i].len;
+    if (dt->nondecreasing) {
+        dt->overlapping = amp_dt_sorted_overlap(s->v, s->n);
+    } else {
+        amp_seg_t *sorted = malloc(s->n * sizeof(*sorted));
+        if (sorted) {
+            memcpy(sorted, s->v, s->n * sizeof(*sorted));
+            qsort(sorted, s->n, sizeof(*sorted), amp_dt_seg_cmp);
+            dt->overlapping = amp_dt_sorted_overlap(sorted, s->n);
+            free(sorted);
+        } else {
+            dt->overlapping = 1; /* cannot tell: assume the worst */
+        }
     }
     dt->contiguous = s->n == 0 || (s->n == 1 && s->v[0].off == dt->lb && s->v[0].len == dt->extent);
 }

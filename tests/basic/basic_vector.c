@@ -4,7 +4,7 @@
 
 #include "amptest.h"
 
-#define BLOCK 4 /* ints per block */
+#define BLOCK  4 /* ints per block */
 #define BLOCKS 3
 
 int main(int argc, char **argv)

@@ -127,8 +127,8 @@ int amptest_compare_file(const char *name, const void *expected, size_t len)
     close(fd);
     int ok = 1;
     if (have != len) {
-        amptest_model_mismatch(name, "file has %s%zu bytes, model %zu", have > len ? ">" : "",
-                               have, len);
+        amptest_model_mismatch(name, "file has %s%zu bytes, model %zu", have > len ? ">" : "", have,
+                               len);
         ok = 0;
     } else {
         for (size_t i = 0; i < len; i++) {

@@ -50,7 +50,8 @@ int amptest_compare_file(const char *name, const void *expected, size_t len);
 /* Deterministic byte pattern for rank, index. */
 static inline unsigned char amptest_byte(int rank, long long i)
 {
-    uint64_t x = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(rank + 1) * 0xBF58476D1CE4E5B9ULL;
+    uint64_t x =
+        (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(rank + 1) * 0xBF58476D1CE4E5B9ULL;
     x ^= x >> 29;
     return (unsigned char)(x ^ (x >> 17));
 }
