@@ -25,8 +25,16 @@ typedef enum {
     AMP_CFG_SRC_OVERRIDE, /* AMPIO_HINTS */
 } amp_cfg_src_t;
 
-/* Values of ENUM parameters, as integers. */
+/* Values of ENUM parameters, as integers (their index in the choices). */
 enum { AMP_CFG_AUTOMATIC = 0, AMP_CFG_ENABLE = 1, AMP_CFG_DISABLE = 2 };
+enum {
+    AMP_FCOLL_AUTO,
+    AMP_FCOLL_INDIVIDUAL,
+    AMP_FCOLL_TWO_PHASE,
+    AMP_FCOLL_DYNAMIC_SEG,
+    AMP_FCOLL_STATIC_SEG,
+    AMP_FCOLL_COUNT
+};
 
 typedef struct amp_cfg {
     int64_t num[AMP_CFG_COUNT]; /* BOOL, INT, SIZE and ENUM (index into the choices) */

@@ -35,13 +35,15 @@
       "stripe size of a new file, in bytes (0: file system default)")                              \
     X(FILE_PERM, "file_perm", INT, "0666", 0, 07777, NULL, COLL,                                   \
       "permission bits of a file created by MPI_File_open (octal; the umask applies)")             \
-    X(AMPIO_FCOLL, "ampio_fcoll", ENUM, "auto", 0, 0, "auto,individual", COLL,                     \
-      "collective algorithm")                                                                      \
+    X(AMPIO_FCOLL, "ampio_fcoll", ENUM, "auto", 0, 0,                                              \
+      "auto,individual,two_phase,dynamic_seg,static_seg", COLL, "collective algorithm")            \
     X(AMPIO_NUM_AGGREGATORS, "ampio_num_aggregators", INT, "0", 0, 1 << 30, NULL, COLL,            \
       "number of aggregators (0: chosen per call); same as cb_nodes")                              \
     X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0, "auto,shm,rma", COLL,                  \
       "shared file pointer method")                                                                \
-    X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, LOCAL,                                   \
+    X(AMPIO_RANKS_PER_NODE, "ampio_ranks_per_node", INT, "0", 0, 1 << 30, NULL, COLL,              \
+      "ranks per node for aggregator placement (0: detect; set it to emulate several nodes)")      \
+    X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, COLL,                                    \
       "\"1\" prints per-file statistics at close; a path writes them as JSON")                     \
     X(AMPIO_EXPLAIN, "ampio_explain", BOOL, "false", 0, 0, NULL, LOCAL,                            \
       "print the plan of every collective call on rank 0")

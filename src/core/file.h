@@ -12,6 +12,7 @@
 
 struct amp_datarep;
 struct amp_sfp;
+struct amp_coll_state;
 
 /* A file view: displacement, etype, filetype and data representation. */
 typedef struct amp_view {
@@ -49,6 +50,7 @@ typedef struct amp_file {
     MPI_Errhandler errhandler;
     MPI_Fint fint;
     struct amp_sfp *sfp;
+    struct amp_coll_state *coll; /* node layout, statistics, the last collective plan */
     amp_split_t split;
     void *sieve_buf; /* data sieving buffer, grown on demand */
     size_t sieve_cap;

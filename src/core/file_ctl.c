@@ -1,6 +1,7 @@
 /* File control: size, synchronisation, hints, atomicity, views and file pointers. */
 #include <string.h>
 
+#include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/fileops.h"
@@ -83,6 +84,8 @@ int amp_file_get_info(amp_file_t *f, MPI_Info *info)
     if (rc != MPI_SUCCESS)
         return rc;
     rc = amp_cfg_to_info(&f->cfg, *info);
+    if (rc == MPI_SUCCESS)
+        rc = amp_coll_info(f, *info);
     if (rc == MPI_SUCCESS && f->sfp)
         rc = PMPI_Info_set(*info, "ampio_sharedfp_method", amp_sfp_method(f->sfp));
     if (rc != MPI_SUCCESS)

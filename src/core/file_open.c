@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/errh.h"
@@ -76,6 +77,7 @@ static void amp_file_destroy(amp_file_t *f)
     amp_fs_close(&f->fs);
     if (f->view.ft)
         amp_view_free(&f->view);
+    amp_coll_file_free(f);
     amp_cfg_free(&f->cfg);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
@@ -196,6 +198,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
 
 int amp_file_close(amp_file_t *f)
 {
+    amp_coll_stats_report(f);
     amp_handle_remove(f);
     int rc = amp_fs_close(&f->fs);
     amp_sfp_free(&f->sfp);

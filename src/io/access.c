@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/fileops.h"
@@ -59,31 +60,30 @@ static int amp_access_size(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
     return MPI_SUCCESS;
 }
 
-/* Moves `bytes` of file data starting at data byte `pos` of the view. */
+/* Moves `bytes` of file data starting at data byte `pos` of the view, through the collective
+ * layer when `collective` (where every rank must arrive, `failed` ones without data). */
 static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, MPI_Count pos,
-                           MPI_Count bytes, MPI_Count *done)
+                           MPI_Count bytes, int collective, int failed, MPI_Count *done)
 {
     amp_xfer_t x = {
         .f = f, .write = a->write, .pos = pos, .nbytes = bytes, .mem = a->buf, .mdt = mdt};
     *done = 0;
-    if (bytes == 0)
+    if (bytes == 0 && !collective)
         return MPI_SUCCESS;
 
     MPI_Offset lo = 0, hi = 0;
-    int locked = 0, rc;
-    if (f->atomic) {
+    int locked = 0, rc = MPI_SUCCESS;
+    if (f->atomic && bytes > 0) {
         lo = amp_view_offset(&f->view, pos);
         hi = amp_view_offset(&f->view, pos + bytes - 1) + 1;
         rc = amp_fs_lock(&f->fs, a->write, lo, hi - lo, &locked);
-        if (rc != MPI_SUCCESS)
-            return rc;
         x.lock_held = locked;
     }
 
     const amp_datarep_t *rep = f->view.rep;
     amp_dt_t *bytes_dt = NULL;
     void *stream = NULL;
-    if (amp_datarep_converts(rep)) {
+    if (rc == MPI_SUCCESS && bytes > 0 && amp_datarep_converts(rep)) {
         rc = amp_dt_get(MPI_BYTE, &bytes_dt);
         if (rc == MPI_SUCCESS && !(stream = malloc((size_t)bytes)))
             rc = amp_err(MPI_ERR_NO_MEM, "%s: out of memory converting %lld bytes", a->routine,
@@ -92,11 +92,21 @@ static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
             rc = amp_datarep_encode(rep, a->buf, a->type, mdt, a->count, stream);
         x.mem = stream;
         x.mdt = bytes_dt;
-    } else {
-        rc = MPI_SUCCESS;
     }
-    if (rc == MPI_SUCCESS)
+    if (collective) {
+        int skip = failed || rc != MPI_SUCCESS;
+        amp_coll_io_t io = {.write = a->write,
+                            .pos = pos,
+                            .nbytes = skip ? 0 : bytes,
+                            .mem = x.mem,
+                            .mdt = x.mdt,
+                            .failed = skip};
+        int crc = amp_coll_access(f, &io, done);
+        if (rc == MPI_SUCCESS)
+            rc = crc;
+    } else if (rc == MPI_SUCCESS) {
         rc = amp_xfer(&x, done);
+    }
     if (rc == MPI_SUCCESS && stream && !a->write)
         rc = amp_datarep_decode(rep, a->buf, a->type, mdt, a->count, stream, *done);
     free(stream);
@@ -163,8 +173,14 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     }
     }
 
-    if (rc == MPI_SUCCESS)
-        rc = amp_access_move(f, a, mdt, (MPI_Count)start * esize, bytes, &done);
+    int collective = a->collective; /* ordered accesses too: their positions are known now */
+    if (collective || rc == MPI_SUCCESS) {
+        int mrc =
+            amp_access_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
+                            collective, rc != MPI_SUCCESS, &done);
+        if (rc == MPI_SUCCESS)
+            rc = mrc;
+    }
     if (a->where == AMP_INDIV && rc == MPI_SUCCESS) {
         pthread_mutex_lock(&f->lock);
         f->fp = start + (MPI_Offset)(done / esize);

@@ -1,0 +1,397 @@
+/* Collective access: what every rank learns about the call (one allgather), the choice of
+ * algorithm and aggregators, and the bookkeeping behind AMPIO_STATS, AMPIO_EXPLAIN and
+ * MPI_File_get_info. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "coll/coll_internal.h"
+#include "core/err.h"
+#include "io/view.h"
+#include "io/xfer.h"
+
+static const char *amp_fcoll_names[AMP_FCOLL_COUNT] = {"auto", "individual", "two_phase",
+                                                       "dynamic_seg", "static_seg"};
+
+static const amp_fcoll_t *amp_fcoll_table[AMP_FCOLL_COUNT] = {
+    [AMP_FCOLL_TWO_PHASE] = &amp_fcoll_two_phase,
+    [AMP_FCOLL_DYNAMIC_SEG] = &amp_fcoll_dynamic_seg,
+    [AMP_FCOLL_STATIC_SEG] = &amp_fcoll_static_seg,
+};
+
+typedef struct {
+    int64_t calls, bytes, rounds, aggregators, bytes_io;
+    double t_total, t_io;
+} amp_coll_stat_t;
+
+struct amp_coll_state {
+    int *node; /* node index of every rank */
+    int nnodes;
+    MPI_Offset block; /* file system block size */
+    int last_fcoll;   /* the last collective call: algorithm and aggregators */
+    int last_naggr;
+    int *last_aggr;
+    amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
+};
+
+/* ---- per file state ---- */
+
+/* Node of every rank: from ampio_ranks_per_node when set, else from shared memory. */
+static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
+{
+    s->node = malloc((size_t)f->nprocs * sizeof(int));
+    if (!s->node)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    int rpn = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_RANKS_PER_NODE);
+    if (rpn > 0) {
+        for (int r = 0; r < f->nprocs; r++)
+            s->node[r] = r / rpn;
+        s->nnodes = (f->nprocs + rpn - 1) / rpn;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm local;
+    int leader = f->rank;
+    if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
+        MPI_SUCCESS) {
+        PMPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, local);
+        PMPI_Comm_free(&local);
+    }
+    PMPI_Allgather(&leader, 1, MPI_INT, s->node, 1, MPI_INT, f->comm);
+    /* number nodes in order of their lowest rank */
+    int *index = malloc((size_t)f->nprocs * sizeof(int));
+    if (!index)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    for (int r = 0; r < f->nprocs; r++)
+        index[r] = -1;
+    s->nnodes = 0;
+    for (int r = 0; r < f->nprocs; r++) {
+        if (index[s->node[r]] < 0)
+            index[s->node[r]] = s->nnodes++;
+        s->node[r] = index[s->node[r]];
+    }
+    free(index);
+    return MPI_SUCCESS;
+}
+
+int amp_coll_file_init(amp_file_t *f)
+{
+    struct amp_coll_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
+    int rc = amp_coll_nodes(f, s);
+    struct stat st;
+    s->block = fstat(f->fs.fd, &st) == 0 && st.st_blksize > 0 ? st.st_blksize : 4096;
+    s->last_fcoll = -1;
+    f->coll = s;
+    return rc;
+}
+
+void amp_coll_file_free(amp_file_t *f)
+{
+    if (!f->coll)
+        return;
+    free(f->coll->node);
+    free(f->coll->last_aggr);
+    free(f->coll);
+    f->coll = NULL;
+}
+
+int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
+{
+    struct amp_coll_state *s = f->coll;
+    int per_node = 0; /* cb_config_list "*:N" caps aggregators per node */
+    const char *list = f->cfg.str[AMP_CFG_CB_CONFIG_LIST];
+    if (list && strncmp(list, "*:", 2) == 0)
+        per_node = atoi(list + 2);
+    /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1 */
+    int *seen = calloc((size_t)s->nnodes + 1, sizeof(int));
+    char *taken = calloc((size_t)f->nprocs, 1);
+    if (!seen || !taken) {
+        free(seen);
+        free(taken);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory choosing aggregators");
+    }
+    int got = 0;
+    for (int slot = 0; got < n && slot < f->nprocs; slot++) {
+        if (per_node > 0 && slot >= per_node)
+            break;
+        for (int r = 0; r < s->nnodes; r++)
+            seen[r] = 0;
+        for (int r = 0; r < f->nprocs && got < n; r++) {
+            if (seen[s->node[r]]++ != slot || taken[r])
+                continue;
+            taken[r] = 1;
+            got++;
+        }
+    }
+    int k = 0;
+    for (int r = 0; r < f->nprocs; r++)
+        if (taken[r])
+            out[k++] = r;
+    free(seen);
+    free(taken);
+    return k;
+}
+
+/* ---- choices ---- */
+
+static int amp_coll_choose(amp_file_t *f, const amp_coll_call_t *c, int write)
+{
+    int fcoll = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_FCOLL);
+    int cb = (int)amp_cfg_num(&f->cfg, write ? AMP_CFG_ROMIO_CB_WRITE : AMP_CFG_ROMIO_CB_READ);
+    if (!amp_cfg_num(&f->cfg, AMP_CFG_COLLECTIVE_BUFFERING) || cb == AMP_CFG_DISABLE)
+        return AMP_FCOLL_INDIVIDUAL;
+    if (f->atomic)
+        return AMP_FCOLL_INDIVIDUAL; /* each access locks its own range */
+    if (fcoll != AMP_FCOLL_AUTO)
+        return fcoll;
+    if (cb == AMP_CFG_ENABLE)
+        return AMP_FCOLL_TWO_PHASE;
+    /* Aggregation pays for interleaved or small pieces; large, dense, disjoint blocks are
+     * best written by their owners. */
+    int disjoint = 1, dense = 1;
+    MPI_Count smallest = -1;
+    MPI_Offset prev_hi = -1;
+    for (int r = 0; r < c->nprocs; r++) {
+        const amp_coll_rank_t *x = &c->ranks[r];
+        if (x->bytes == 0)
+            continue;
+        if (x->lo < prev_hi)
+            disjoint = 0;
+        prev_hi = x->hi;
+        if (x->hi - x->lo != x->bytes)
+            dense = 0;
+        if (smallest < 0 || x->bytes < smallest)
+            smallest = x->bytes;
+    }
+    if (disjoint && dense && smallest >= 256 * 1024)
+        return AMP_FCOLL_INDIVIDUAL;
+    return AMP_FCOLL_TWO_PHASE;
+}
+
+static int amp_coll_naggr(amp_file_t *f, const amp_coll_call_t *c)
+{
+    int n = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_NUM_AGGREGATORS);
+    if (n <= 0)
+        n = (int)amp_cfg_num(&f->cfg, AMP_CFG_CB_NODES);
+    if (n <= 0) /* enough aggregators that each fills about one collective buffer */
+        n = (int)((c->gbytes + c->cb - 1) / c->cb);
+    if (n < 1)
+        n = 1;
+    return n > c->nprocs ? c->nprocs : n;
+}
+
+/* ---- reporting ---- */
+
+static void amp_coll_explain(const amp_coll_call_t *c, int fcoll)
+{
+    if (c->rank != 0 || !amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_EXPLAIN))
+        return;
+    char list[256] = "";
+    size_t at = 0;
+    for (int a = 0; a < c->naggr && at + 16 < sizeof(list); a++)
+        at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", a ? "," : "", c->aggr[a]);
+    if (at + 16 >= sizeof(list))
+        snprintf(list + at, sizeof(list) - at, ",...");
+    fprintf(stderr,
+            "ampio explain: %s \"%s\": %lld bytes from %d ranks in [%lld, %lld); fcoll=%s "
+            "aggregators=%d [%s] cb_buffer_size=%lld align=%lld\n",
+            c->io->write ? "write" : "read", c->f->path, (long long)c->gbytes, c->nprocs,
+            (long long)c->glo, (long long)c->ghi, amp_fcoll_names[fcoll], c->naggr, list,
+            (long long)c->cb, (long long)c->align);
+}
+
+static void amp_coll_record(amp_coll_call_t *c, int fcoll)
+{
+    struct amp_coll_state *s = c->f->coll;
+    amp_coll_stat_t *st = &s->stats[c->io->write][fcoll];
+    st->calls++;
+    st->bytes += c->gbytes;
+    st->rounds += c->count.rounds;
+    st->aggregators += c->naggr;
+    st->bytes_io += c->count.bytes_io;
+    st->t_total += c->count.t_total;
+    st->t_io += c->count.t_io;
+    s->last_fcoll = fcoll;
+    s->last_naggr = c->naggr;
+    int *list = realloc(s->last_aggr, (size_t)(c->naggr > 0 ? c->naggr : 1) * sizeof(int));
+    if (list) {
+        memcpy(list, c->aggr, (size_t)c->naggr * sizeof(int));
+        s->last_aggr = list;
+    }
+}
+
+int amp_coll_info(amp_file_t *f, MPI_Info info)
+{
+    struct amp_coll_state *s = f->coll;
+    if (!s || s->last_fcoll < 0)
+        return MPI_SUCCESS;
+    char text[MPI_MAX_INFO_VAL + 1];
+    snprintf(text, sizeof(text), "%d", s->last_naggr);
+    int rc = PMPI_Info_set(info, "cb_nodes", text);
+    size_t at = 0;
+    text[0] = '\0';
+    for (int a = 0; a < s->last_naggr && at + 12 < sizeof(text); a++)
+        at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%d", a ? "," : "", s->last_aggr[a]);
+    if (rc == MPI_SUCCESS && at > 0)
+        rc = PMPI_Info_set(info, "ampio_aggregators", text);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(info, "ampio_fcoll", amp_fcoll_names[s->last_fcoll]);
+    return rc;
+}
+
+void amp_coll_stats_report(amp_file_t *f)
+{
+    struct amp_coll_state *s = f->coll;
+    const char *where = f->cfg.str[AMP_CFG_AMPIO_STATS];
+    if (!s || !where || !*where || strcmp(where, "0") == 0)
+        return;
+    enum { N = 2 * AMP_FCOLL_COUNT };
+    double t[2 * N], tmax[2 * N];
+    for (int i = 0; i < N; i++) {
+        t[2 * i] = s->stats[i / AMP_FCOLL_COUNT][i % AMP_FCOLL_COUNT].t_total;
+        t[2 * i + 1] = s->stats[i / AMP_FCOLL_COUNT][i % AMP_FCOLL_COUNT].t_io;
+    }
+    PMPI_Reduce(t, tmax, 2 * N, MPI_DOUBLE, MPI_MAX, 0, f->comm);
+    if (f->rank != 0)
+        return;
+    int json = strcmp(where, "1") != 0;
+    FILE *out = json ? fopen(where, "a") : stderr;
+    if (!out)
+        return;
+    if (json)
+        fprintf(out, "{\"file\":\"%s\",\"nprocs\":%d,\"calls\":[", f->path, f->nprocs);
+    int first = 1;
+    for (int i = 0; i < N; i++) {
+        const amp_coll_stat_t *st = &s->stats[i / AMP_FCOLL_COUNT][i % AMP_FCOLL_COUNT];
+        if (!st->calls)
+            continue;
+        const char *op = i / AMP_FCOLL_COUNT ? "write" : "read";
+        double total = tmax[2 * i], io = tmax[2 * i + 1];
+        if (json)
+            fprintf(out,
+                    "%s{\"operation\":\"%s\",\"algorithm\":\"%s\",\"calls\":%lld,"
+                    "\"bytes\":%lld,\"aggregators_avg\":%.2f,\"rounds\":%lld,"
+                    "\"seconds\":%.6f,\"seconds_exchange\":%.6f,\"seconds_file\":%.6f}",
+                    first ? "" : ",", op, amp_fcoll_names[i % AMP_FCOLL_COUNT],
+                    (long long)st->calls, (long long)st->bytes,
+                    (double)st->aggregators / (double)st->calls, (long long)st->rounds, total,
+                    total - io > 0 ? total - io : 0, io);
+        else
+            fprintf(out,
+                    "ampio stats \"%s\": %s %s: %lld calls, %lld bytes, %.1f aggregators, "
+                    "%lld rounds on rank 0, %.6f s (exchange %.6f s, file access %.6f s)\n",
+                    f->path, op, amp_fcoll_names[i % AMP_FCOLL_COUNT], (long long)st->calls,
+                    (long long)st->bytes, (double)st->aggregators / (double)st->calls,
+                    (long long)st->rounds, total, total - io > 0 ? total - io : 0, io);
+        first = 0;
+    }
+    if (json) {
+        fprintf(out, "]}\n");
+        fclose(out);
+    }
+}
+
+/* ---- the call ---- */
+
+static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
+{
+    const amp_coll_io_t *io = c->io;
+    if (io->failed || io->nbytes == 0)
+        return MPI_SUCCESS;
+    amp_xfer_t x = {.f = c->f,
+                    .write = io->write,
+                    .pos = io->pos,
+                    .nbytes = io->nbytes,
+                    .mem = io->mem,
+                    .mdt = io->mdt};
+    double t0 = MPI_Wtime();
+    int rc = amp_xfer(&x, done);
+    c->count.t_io += MPI_Wtime() - t0;
+    c->count.bytes_io += *done;
+    return rc;
+}
+
+int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+{
+    *done = 0;
+    double t0 = MPI_Wtime();
+    int rc = MPI_SUCCESS;
+    if (!f->coll)
+        rc = amp_coll_file_init(f); /* collective: every rank gets here */
+    amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
+    amp_coll_rank_t mine = {0, 0, 0};
+    if (!io->failed && io->nbytes > 0) {
+        mine.lo = amp_view_offset(&f->view, io->pos);
+        mine.hi = amp_view_offset(&f->view, io->pos + io->nbytes - 1) + 1;
+        mine.bytes = io->nbytes;
+    }
+    amp_coll_rank_t *ranks = malloc((size_t)f->nprocs * sizeof(*ranks));
+    int *aggr = malloc((size_t)f->nprocs * sizeof(int));
+    int ok = rc == MPI_SUCCESS && ranks && aggr, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
+    if (!all_ok) {
+        free(ranks);
+        free(aggr);
+        return rc != MPI_SUCCESS ? rc : amp_err(MPI_ERR_NO_MEM, "out of memory for a collective");
+    }
+    PMPI_Allgather(&mine, 3, MPI_INT64_T, ranks, 3, MPI_INT64_T, f->comm);
+    c.ranks = ranks;
+    c.aggr = aggr;
+    c.glo = -1;
+    for (int r = 0; r < f->nprocs; r++) {
+        if (ranks[r].bytes == 0)
+            continue;
+        if (c.glo < 0 || ranks[r].lo < c.glo)
+            c.glo = ranks[r].lo;
+        if (ranks[r].hi > c.ghi)
+            c.ghi = ranks[r].hi;
+        c.gbytes += ranks[r].bytes;
+    }
+    if (c.gbytes == 0) {
+        free(ranks);
+        free(aggr);
+        return MPI_SUCCESS;
+    }
+    c.cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
+    MPI_Offset unit = amp_cfg_num(&f->cfg, AMP_CFG_STRIPING_UNIT);
+    c.align = unit > 0 ? unit : f->coll->block;
+    if (!io->write)
+        amp_fs_size(&f->fs, &c.file_size);
+
+    int fcoll = amp_coll_choose(f, &c, io->write);
+    if (fcoll == AMP_FCOLL_INDIVIDUAL) {
+        c.naggr = 0;
+        for (int r = 0; r < f->nprocs; r++)
+            if (ranks[r].bytes > 0)
+                aggr[c.naggr++] = r;
+        amp_coll_explain(&c, fcoll);
+        rc = amp_coll_individual(&c, done);
+    } else {
+        c.naggr = amp_coll_pick_aggregators(f, amp_coll_naggr(f, &c), aggr);
+        amp_coll_plan_t plan = {0};
+        rc = amp_fcoll_table[fcoll]->plan(&c, &plan);
+        amp_coll_explain(&c, fcoll);
+        /* a rank that could not plan must not leave the others waiting: agree first */
+        int planned = rc == MPI_SUCCESS, all_planned = 0;
+        PMPI_Allreduce(&planned, &all_planned, 1, MPI_INT, MPI_LAND, f->comm);
+        if (all_planned)
+            rc = io->write ? amp_coll_engine_write(&c, &plan) : amp_coll_engine_read(&c, &plan);
+        else if (rc == MPI_SUCCESS)
+            rc = amp_err(MPI_ERR_NO_MEM, "another rank could not plan the collective access");
+        amp_coll_plan_free(&plan);
+        if (!io->failed) {
+            *done = io->nbytes;
+            if (!io->write) {
+                MPI_Count before = amp_coll_bytes_before(&c, c.file_size);
+                *done = before < io->nbytes ? before : io->nbytes;
+            }
+        }
+    }
+    c.count.t_total = MPI_Wtime() - t0;
+    amp_coll_record(&c, fcoll);
+    free(ranks);
+    free(aggr);
+    return rc;
+}

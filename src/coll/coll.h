@@ -1,0 +1,32 @@
+/* Collective data access: the entry from the access layer. */
+#ifndef AMP_COLL_H
+#define AMP_COLL_H
+
+#include "core/file.h"
+
+/* One rank's part of a collective access, in view terms. */
+typedef struct amp_coll_io {
+    int write;
+    MPI_Count pos;    /* first data byte of the view */
+    MPI_Count nbytes; /* bytes this rank moves (0 allowed) */
+    void *mem;        /* memory and the layout of its items */
+    const amp_dt_t *mdt;
+    int failed; /* this rank's arguments were bad: it takes part without data */
+} amp_coll_io_t;
+
+/* Runs a collective access with the algorithm the file's hints and the call's shape choose.
+ * Collective over the file's communicator; `*done` is the bytes this rank moved. Errors are
+ * agreed on by the caller. */
+int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done);
+
+/* Adds what the last collective call used (cb_nodes, ampio_aggregators, ampio_fcoll). */
+int amp_coll_info(amp_file_t *f, MPI_Info info);
+
+/* Prints or writes the per-file statistics (AMPIO_STATS); collective. */
+void amp_coll_stats_report(amp_file_t *f);
+
+/* Per-file set-up of what the collective layer caches (node layout); collective. */
+int amp_coll_file_init(amp_file_t *f);
+void amp_coll_file_free(amp_file_t *f);
+
+#endif

@@ -1,0 +1,477 @@
+/* The round engine shared by the aggregation algorithms.
+ *
+ * Before moving data, members send each aggregator the file runs of the data it will handle,
+ * so that afterwards both sides compute every message size themselves: no size exchange per
+ * round, no probing. In each round every rank first posts all its receives and sends of the
+ * round, then waits; since nobody waits before posting, rounds cannot deadlock. Aggregators
+ * receive each member's bytes packed and hand the file system one vectored call per
+ * contiguous file region, pointing into the receive buffers: holes are never read-modify-
+ * written and no aggregator touches bytes outside the runs it was given. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "coll/coll_internal.h"
+#include "core/err.h"
+
+#define AMP_COLL_TAG_RUNS 0x6172
+#define AMP_COLL_TAG_DATA 0x6173
+
+/* Largest message: MPI counts are int. */
+#define AMP_COLL_MSG_MAX ((MPI_Count)1 << 30)
+
+/* ---- member runs exchange ---- */
+
+static int amp_coll_is_member(const amp_coll_work_t *w, int rank)
+{
+    for (int k = 0; k < w->nmembers; k++)
+        if (w->members[k] == rank)
+            return 1;
+    return 0;
+}
+
+int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Request *reqs = calloc((size_t)p->nwork + 1, sizeof(MPI_Request));
+    int64_t **mine = calloc((size_t)p->nwork + 1, sizeof(int64_t *));
+    if (!reqs || !mine) {
+        free(reqs);
+        free(mine);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory exchanging file runs");
+    }
+    int nreq = 0;
+    for (int i = 0; i < p->nwork; i++) {
+        amp_coll_work_t *w = &p->work[i];
+        if (!amp_coll_is_member(w, c->rank))
+            continue;
+        size_t n = 0;
+        int err = amp_coll_runs(c, w->s_lo, w->s_hi, &mine[i], &n);
+        if (err != MPI_SUCCESS) {
+            rc = err; /* still send an empty list: the aggregator expects one */
+            n = 0;
+        }
+        PMPI_Isend(mine[i], (int)(2 * n), MPI_INT64_T, w->agg, AMP_COLL_TAG_RUNS, c->comm,
+                   &reqs[nreq++]);
+    }
+    if (p->mine >= 0) {
+        amp_coll_work_t *w = &p->work[p->mine];
+        w->mruns = calloc((size_t)w->nmembers + 1, sizeof(int64_t *));
+        w->mnruns = calloc((size_t)w->nmembers + 1, sizeof(size_t));
+        for (int k = 0; k < w->nmembers; k++) {
+            MPI_Message msg;
+            MPI_Status st;
+            int count = 0;
+            PMPI_Mprobe(w->members[k], AMP_COLL_TAG_RUNS, c->comm, &msg, &st);
+            PMPI_Get_count(&st, MPI_INT64_T, &count);
+            int64_t *runs = malloc((size_t)count * sizeof(int64_t) + sizeof(int64_t));
+            if (!runs || !w->mruns || !w->mnruns) {
+                /* receive and drop, so that the member is not left waiting */
+                int64_t *drop = malloc((size_t)count * sizeof(int64_t) + 1);
+                PMPI_Mrecv(drop, count, MPI_INT64_T, &msg, MPI_STATUS_IGNORE);
+                free(drop);
+                free(runs);
+                rc = amp_err(MPI_ERR_NO_MEM, "out of memory receiving file runs");
+                continue;
+            }
+            PMPI_Mrecv(runs, count, MPI_INT64_T, &msg, MPI_STATUS_IGNORE);
+            w->mruns[k] = runs;
+            w->mnruns[k] = (size_t)count / 2;
+        }
+    }
+    PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < p->nwork; i++)
+        free(mine[i]);
+    free(mine);
+    free(reqs);
+    return rc;
+}
+
+void amp_coll_plan_free(amp_coll_plan_t *p)
+{
+    for (int i = 0; i < p->nwork; i++) {
+        amp_coll_work_t *w = &p->work[i];
+        if (w->mruns)
+            for (int k = 0; k < w->nmembers; k++)
+                free(w->mruns[k]);
+        free(w->mruns);
+        free(w->mnruns);
+        free(w->members);
+        free(w->bounds);
+    }
+    free(p->work);
+    p->work = NULL;
+    p->nwork = 0;
+}
+
+/* ---- cursors: where the next round starts ---- */
+
+/* On the aggregator: position in a member's run list. */
+typedef struct {
+    size_t run;
+    MPI_Count used;
+} amp_run_cursor_t;
+
+/* One piece of a round on the aggregator: file offset, buffer, length. */
+typedef struct {
+    MPI_Offset off;
+    char *buf;
+    MPI_Count len;
+} amp_piece_t;
+
+typedef struct {
+    amp_piece_t *v;
+    size_t n, cap;
+} amp_pieces_t;
+
+static int amp_pieces_push(amp_pieces_t *ps, MPI_Offset off, char *buf, MPI_Count len)
+{
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? 2 * ps->cap : 64;
+        amp_piece_t *v = realloc(ps->v, cap * sizeof(*v));
+        if (!v)
+            return amp_err(MPI_ERR_NO_MEM, "out of memory planning a round");
+        ps->v = v;
+        ps->cap = cap;
+    }
+    ps->v[ps->n++] = (amp_piece_t){off, buf, len};
+    return MPI_SUCCESS;
+}
+
+/* Bytes of member k in round r, advancing its cursor; with `ps`, also its pieces placed from
+ * `buf` on. */
+static MPI_Count amp_round_take(const amp_coll_work_t *w, int k, int r, amp_run_cursor_t *cur,
+                                amp_pieces_t *ps, char *buf, int *rc)
+{
+    const int64_t *runs = w->mruns ? w->mruns[k] : NULL;
+    size_t n = w->mnruns ? w->mnruns[k] : 0;
+    MPI_Count taken = 0, budget = w->bounds ? -1 : w->quantum;
+    MPI_Offset end = w->bounds ? w->bounds[r + 1] : 0;
+    while (cur->run < n) {
+        MPI_Offset off = runs[2 * cur->run] + cur->used;
+        MPI_Count left = runs[2 * cur->run + 1] - cur->used;
+        MPI_Count len = left;
+        if (w->bounds) {
+            if (off >= end)
+                break;
+            if (off + len > end)
+                len = end - off;
+        } else {
+            if (taken == budget)
+                break;
+            if (len > budget - taken)
+                len = budget - taken;
+        }
+        if (ps && *rc == MPI_SUCCESS)
+            *rc = amp_pieces_push(ps, off, buf + taken, len);
+        taken += len;
+        cur->used += len;
+        if (cur->used == runs[2 * cur->run + 1]) {
+            cur->run++;
+            cur->used = 0;
+        }
+    }
+    return taken;
+}
+
+/* On a member: its data range for work w in round r, from cursor *s. */
+static void amp_round_member(const amp_coll_call_t *c, const amp_coll_work_t *w, int r,
+                             MPI_Count *s, MPI_Count *lo, MPI_Count *hi)
+{
+    *lo = *s;
+    if (w->bounds) {
+        MPI_Count e = amp_coll_bytes_before(c, w->bounds[r + 1]);
+        *hi = e < *lo ? *lo : e > w->s_hi ? w->s_hi : e;
+    } else {
+        *hi = *lo + w->quantum < w->s_hi ? *lo + w->quantum : w->s_hi;
+    }
+    *s = *hi;
+}
+
+static int amp_piece_cmp(const void *a, const void *b)
+{
+    const amp_piece_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Hands sorted pieces to the file system, one vectored call per contiguous region. Reads past
+ * the end of file leave zeros. */
+static int amp_round_io(amp_coll_call_t *c, amp_pieces_t *ps, int write)
+{
+    qsort(ps->v, ps->n, sizeof(amp_piece_t), amp_piece_cmp);
+    double t0 = MPI_Wtime();
+    int rc = MPI_SUCCESS;
+    struct iovec *iov = malloc((ps->n + 1) * sizeof(*iov));
+    if (!iov)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for %zu pieces", ps->n);
+    for (size_t i = 0; i < ps->n && rc == MPI_SUCCESS;) {
+        size_t j = i;
+        size_t want = 0;
+        do {
+            iov[j - i].iov_base = ps->v[j].buf;
+            iov[j - i].iov_len = (size_t)ps->v[j].len;
+            want += (size_t)ps->v[j].len;
+            j++;
+        } while (j < ps->n && ps->v[j - 1].off + ps->v[j - 1].len == ps->v[j].off);
+        if (write) {
+            rc = amp_fs_writev(&c->f->fs, iov, (int)(j - i), ps->v[i].off);
+        } else {
+            size_t got = 0;
+            rc = amp_fs_readv(&c->f->fs, iov, (int)(j - i), ps->v[i].off, &got);
+            for (size_t k = i; k < j && got < want; k++) { /* past the end: zeros */
+                MPI_Offset start = ps->v[k].off - ps->v[i].off;
+                MPI_Offset stop = start + ps->v[k].len;
+                if ((MPI_Offset)got < stop) {
+                    MPI_Offset from = (MPI_Offset)got > start ? (MPI_Offset)got : start;
+                    memset(ps->v[k].buf + (from - start), 0, (size_t)(stop - from));
+                }
+            }
+        }
+        c->count.bytes_io += (int64_t)want;
+        i = j;
+    }
+    free(iov);
+    c->count.t_io += MPI_Wtime() - t0;
+    return rc;
+}
+
+/* ---- the rounds ---- */
+
+typedef struct {
+    amp_coll_call_t *c;
+    amp_coll_plan_t *p;
+    int write;
+    int rounds;
+    MPI_Count *mcur;        /* member cursor per work */
+    amp_run_cursor_t *acur; /* aggregator cursor per member of its work */
+    char *abuf;             /* aggregator round buffer */
+    MPI_Count abuf_cap;
+    char **mbuf; /* member pack buffer per work */
+    MPI_Count *mbuf_cap;
+    MPI_Request *reqs;
+    int nreq, req_cap;
+    int rc; /* first local failure */
+} amp_engine_t;
+
+static void amp_engine_fail(amp_engine_t *e, int rc)
+{
+    if (e->rc == MPI_SUCCESS && rc != MPI_SUCCESS)
+        e->rc = rc;
+}
+
+static int amp_engine_init(amp_engine_t *e, amp_coll_call_t *c, amp_coll_plan_t *p, int write)
+{
+    memset(e, 0, sizeof(*e));
+    e->c = c;
+    e->p = p;
+    e->write = write;
+    for (int i = 0; i < p->nwork; i++)
+        if (p->work[i].nrounds > e->rounds)
+            e->rounds = p->work[i].nrounds;
+    int nm = p->mine >= 0 ? p->work[p->mine].nmembers : 0;
+    e->req_cap = p->nwork + nm + 1;
+    e->mcur = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->acur = calloc((size_t)nm + 1, sizeof(amp_run_cursor_t));
+    e->mbuf = calloc((size_t)p->nwork + 1, sizeof(char *));
+    e->mbuf_cap = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->reqs = malloc((size_t)e->req_cap * sizeof(MPI_Request));
+    if (!e->mcur || !e->acur || !e->mbuf || !e->mbuf_cap || !e->reqs)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access");
+    for (int i = 0; i < p->nwork; i++)
+        e->mcur[i] = p->work[i].s_lo;
+    return MPI_SUCCESS;
+}
+
+static void amp_engine_free(amp_engine_t *e)
+{
+    if (e->p && e->mbuf)
+        for (int i = 0; i < e->p->nwork; i++)
+            free(e->mbuf[i]);
+    free(e->mbuf);
+    free(e->mbuf_cap);
+    free(e->mcur);
+    free(e->acur);
+    free(e->abuf);
+    free(e->reqs);
+}
+
+static char *amp_engine_grow(char **buf, MPI_Count *cap, MPI_Count need)
+{
+    if (*cap < need) {
+        char *grown = realloc(*buf, (size_t)need);
+        if (!grown)
+            return NULL;
+        *buf = grown;
+        *cap = need;
+    }
+    return *buf;
+}
+
+/* Posts a transfer of `len` bytes, in pieces of at most 1 GiB. */
+static void amp_engine_post(amp_engine_t *e, int send, char *buf, MPI_Count len, int peer)
+{
+    for (MPI_Count done = 0; done < len;) {
+        MPI_Count n = len - done < AMP_COLL_MSG_MAX ? len - done : AMP_COLL_MSG_MAX;
+        if (e->nreq == e->req_cap) {
+            int cap = 2 * e->req_cap;
+            MPI_Request *grown = realloc(e->reqs, (size_t)cap * sizeof(MPI_Request));
+            if (!grown) { /* cannot post: wait for what is out, then go on */
+                PMPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
+                e->nreq = 0;
+            } else {
+                e->reqs = grown;
+                e->req_cap = cap;
+            }
+        }
+        if (send)
+            PMPI_Isend(buf + done, (int)n, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
+                       &e->reqs[e->nreq++]);
+        else
+            PMPI_Irecv(buf + done, (int)n, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
+                       &e->reqs[e->nreq++]);
+        done += n;
+    }
+}
+
+/* The aggregator's side of round r: sizes and pieces of every member. */
+static MPI_Count amp_engine_agg_round(amp_engine_t *e, int r, amp_pieces_t *ps, MPI_Count *sizes)
+{
+    amp_coll_work_t *w = &e->p->work[e->p->mine];
+    amp_run_cursor_t probe[1];
+    MPI_Count total = 0;
+    /* sizes first, with copies of the cursors, then pieces into the buffer */
+    for (int k = 0; k < w->nmembers; k++) {
+        probe[0] = e->acur[k];
+        int rc = MPI_SUCCESS;
+        sizes[k] = amp_round_take(w, k, r, probe, NULL, NULL, &rc);
+        total += sizes[k];
+    }
+    if (!amp_engine_grow(&e->abuf, &e->abuf_cap, total > 0 ? total : 1)) {
+        amp_engine_fail(
+            e, amp_err(MPI_ERR_NO_MEM, "out of memory for a %lld-byte round", (long long)total));
+        return -1;
+    }
+    MPI_Count at = 0;
+    for (int k = 0; k < w->nmembers; k++) {
+        int rc = MPI_SUCCESS;
+        amp_round_take(w, k, r, &e->acur[k], ps, e->abuf + at, &rc);
+        amp_engine_fail(e, rc);
+        at += sizes[k];
+    }
+    return total;
+}
+
+static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
+{
+    amp_engine_t e;
+    int rc = amp_engine_init(&e, c, p, write);
+    if (rc != MPI_SUCCESS) {
+        amp_engine_free(&e);
+        return rc; /* before any data message: the caller's agreement stops everyone */
+    }
+    amp_coll_work_t *w = p->mine >= 0 ? &p->work[p->mine] : NULL;
+    MPI_Count *sizes = calloc(w ? (size_t)w->nmembers + 1 : 1, sizeof(MPI_Count));
+    MPI_Count *lo = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    MPI_Count *hi = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    MPI_Count limit = c->io->nbytes; /* reads: bytes that lie before the end of file */
+    if (!write) {
+        MPI_Count before = amp_coll_bytes_before(c, c->file_size);
+        limit = before < limit ? before : limit;
+    }
+    amp_pieces_t ps = {0};
+    for (int r = 0; r < e.rounds && sizes && lo && hi; r++) {
+        e.nreq = 0;
+        ps.n = 0;
+        /* member ranges of this round */
+        for (int i = 0; i < p->nwork; i++) {
+            lo[i] = hi[i] = 0;
+            if (r < p->work[i].nrounds && amp_coll_is_member(&p->work[i], c->rank))
+                amp_round_member(c, &p->work[i], r, &e.mcur[i], &lo[i], &hi[i]);
+        }
+        MPI_Count total = 0;
+        int agg_active = w && r < w->nrounds;
+        if (agg_active)
+            total = amp_engine_agg_round(&e, r, &ps, sizes);
+        if (write) {
+            if (agg_active && total >= 0) {
+                MPI_Count at = 0;
+                for (int k = 0; k < w->nmembers; k++) {
+                    if (sizes[k] > 0)
+                        amp_engine_post(&e, 0, e.abuf + at, sizes[k], w->members[k]);
+                    at += sizes[k];
+                }
+            }
+            for (int i = 0; i < p->nwork; i++) {
+                MPI_Count n = hi[i] - lo[i];
+                if (n <= 0)
+                    continue;
+                char *src = amp_coll_direct(c, lo[i]);
+                if (!src) {
+                    src = amp_engine_grow(&e.mbuf[i], &e.mbuf_cap[i], n);
+                    if (src)
+                        amp_coll_pack(c, lo[i], hi[i], src);
+                    else
+                        amp_engine_fail(&e, amp_err(MPI_ERR_NO_MEM, "out of memory packing"));
+                }
+                if (src)
+                    amp_engine_post(&e, 1, src, n, p->work[i].agg);
+                /* without a buffer the aggregator waits: the only way out is abort */
+                else
+                    PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+            }
+            PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+            if (agg_active && total > 0 && e.rc == MPI_SUCCESS)
+                amp_engine_fail(&e, amp_round_io(c, &ps, 1));
+        } else {
+            for (int i = 0; i < p->nwork; i++) {
+                MPI_Count n = hi[i] - lo[i];
+                if (n <= 0)
+                    continue;
+                char *dst = amp_coll_direct(c, lo[i]);
+                if (!dst || hi[i] > limit) /* never write user memory past the end of file */
+                    dst = amp_engine_grow(&e.mbuf[i], &e.mbuf_cap[i], n);
+                if (!dst)
+                    PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+                amp_engine_post(&e, 0, dst, n, p->work[i].agg);
+            }
+            if (agg_active && total >= 0) {
+                if (total > 0 && e.rc == MPI_SUCCESS)
+                    amp_engine_fail(&e, amp_round_io(c, &ps, 0));
+                MPI_Count at = 0;
+                for (int k = 0; k < w->nmembers; k++) {
+                    if (sizes[k] > 0)
+                        amp_engine_post(&e, 1, e.abuf + at, sizes[k], w->members[k]);
+                    at += sizes[k];
+                }
+            }
+            PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+            for (int i = 0; i < p->nwork; i++) {
+                MPI_Count n = hi[i] - lo[i], end = hi[i] < limit ? hi[i] : limit;
+                if (n <= 0 || amp_coll_direct(c, lo[i]) == NULL || hi[i] > limit) {
+                    if (n > 0 && end > lo[i])
+                        amp_coll_unpack(c, lo[i], end, e.mbuf[i]);
+                }
+            }
+        }
+        c->count.rounds++;
+    }
+    if (!sizes || !lo || !hi)
+        amp_engine_fail(&e, amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access"));
+    free(ps.v);
+    free(sizes);
+    free(lo);
+    free(hi);
+    rc = e.rc;
+    amp_engine_free(&e);
+    return rc;
+}
+
+int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    return amp_engine_run(c, p, 1);
+}
+
+int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    return amp_engine_run(c, p, 0);
+}

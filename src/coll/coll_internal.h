@@ -1,0 +1,108 @@
+/* Shared by the collective algorithms: the call as every rank sees it, the round engine that
+ * moves data between members and aggregators, and the component table. */
+#ifndef AMP_COLL_INTERNAL_H
+#define AMP_COLL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "coll/coll.h"
+
+/* What every rank knows about every rank after one allgather. */
+typedef struct amp_coll_rank {
+    MPI_Offset lo, hi; /* file extent of the rank's data: [lo, hi), empty when bytes == 0 */
+    MPI_Count bytes;
+} amp_coll_rank_t;
+
+/* Counters of one call, summed into the file's statistics. */
+typedef struct amp_coll_counters {
+    double t_total, t_io; /* seconds; exchange time is the difference */
+    int64_t rounds;
+    int64_t bytes_io; /* bytes this rank read or wrote in the file */
+} amp_coll_counters_t;
+
+typedef struct amp_coll_call {
+    amp_file_t *f;
+    const amp_coll_io_t *io;
+    MPI_Comm comm;
+    int rank, nprocs;
+    const amp_coll_rank_t *ranks; /* nprocs entries */
+    MPI_Offset glo, ghi;          /* extent of all data */
+    MPI_Count gbytes;             /* bytes of all ranks */
+    int naggr;
+    int *aggr;            /* aggregator ranks, ascending */
+    MPI_Count cb;         /* bytes an aggregator handles per round */
+    MPI_Offset align;     /* file domain boundaries are multiples of this */
+    MPI_Offset file_size; /* at the start of a read */
+    amp_coll_counters_t count;
+} amp_coll_call_t;
+
+/* ---- member side: this rank's data ---- */
+
+/* Data bytes of this rank (offsets within its access) lying before file offset `off`. */
+MPI_Count amp_coll_bytes_before(const amp_coll_call_t *c, MPI_Offset off);
+
+/* The file runs of this rank's data bytes [s_lo, s_hi), appended as (offset, length) pairs. */
+int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int64_t **runs,
+                  size_t *nruns);
+
+/* Copies this rank's data bytes [s_lo, s_hi) between memory and a packed buffer. */
+void amp_coll_pack(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, void *packed);
+void amp_coll_unpack(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, const void *packed);
+
+/* The address of data byte `s` when memory is contiguous, else NULL. */
+char *amp_coll_direct(const amp_coll_call_t *c, MPI_Count s);
+
+/* ---- the round engine ---- */
+
+/* One aggregator's work. Rounds split the data either at file offsets (`bounds`, nrounds + 1
+ * ascending offsets) or by a fixed number of bytes per member and round (`quantum`). */
+typedef struct amp_coll_work {
+    int agg; /* aggregator rank */
+    int nmembers;
+    int *members; /* ranks it serves, ascending */
+    int nrounds;
+    MPI_Offset *bounds; /* by offsets, or NULL */
+    MPI_Count quantum;  /* by bytes, when bounds == NULL */
+    /* on a member: its data for this aggregator is [s_lo, s_hi) of its access */
+    MPI_Count s_lo, s_hi;
+    /* on the aggregator: the runs of each member, in the order of `members` */
+    int64_t **mruns;
+    size_t *mnruns;
+} amp_coll_work_t;
+
+typedef struct amp_coll_plan {
+    int nwork;
+    amp_coll_work_t *work; /* every aggregator this rank serves as a member, and its own */
+    int mine;              /* index of the work this rank aggregates, or -1 */
+} amp_coll_plan_t;
+
+/* Members send their runs for each aggregator (work[i].s_lo..s_hi) to it; the aggregator
+ * fills mruns/mnruns. Every rank must know which members send to which aggregator. */
+int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p);
+
+/* Moves the data round by round. Local failures are remembered and returned after the
+ * protocol has completed on this rank, so that no peer waits forever. */
+int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p);
+int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p);
+
+void amp_coll_plan_free(amp_coll_plan_t *p);
+
+/* ---- components ---- */
+
+typedef struct amp_fcoll {
+    const char *name;
+    /* Builds the plan of this rank (collective over the file's communicator). */
+    int (*plan)(amp_coll_call_t *c, amp_coll_plan_t *p);
+} amp_fcoll_t;
+
+extern const amp_fcoll_t amp_fcoll_two_phase;
+extern const amp_fcoll_t amp_fcoll_dynamic_seg;
+extern const amp_fcoll_t amp_fcoll_static_seg;
+
+/* Groups of consecutive ranks, one aggregator each (the dynamic and static segmentation). */
+int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p);
+
+/* Aggregator ranks: `n` spread over the nodes first, then within nodes. */
+int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out);
+
+#endif

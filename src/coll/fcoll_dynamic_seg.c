@@ -1,0 +1,135 @@
+/* Dynamic segmentation: each aggregator serves a group of consecutive ranks, sorts only its
+ * group's runs (no all-to-all) and writes the group's data in rounds of at most the collective
+ * buffer of data, cut at the file offsets where that much data has accumulated. */
+#include <stdlib.h>
+
+#include "coll/coll_internal.h"
+#include "core/err.h"
+
+#define AMP_DYNSEG_TAG_BOUNDS 0x6174
+
+typedef struct {
+    int64_t off, len;
+} amp_run_t;
+
+static int amp_run_cmp(const void *a, const void *b)
+{
+    const amp_run_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* On the aggregator: round boundaries from the merged runs of its group. */
+static int amp_dynseg_bounds(amp_coll_call_t *c, amp_coll_work_t *w)
+{
+    size_t total = 0;
+    for (int k = 0; k < w->nmembers; k++)
+        total += w->mnruns ? w->mnruns[k] : 0;
+    amp_run_t *all = malloc((total + 1) * sizeof(*all));
+    if (!all)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory sorting %zu runs", total);
+    size_t n = 0;
+    for (int k = 0; k < w->nmembers; k++)
+        for (size_t i = 0; w->mruns && w->mruns[k] && i < w->mnruns[k]; i++)
+            all[n++] = (amp_run_t){w->mruns[k][2 * i], w->mruns[k][2 * i + 1]};
+    qsort(all, n, sizeof(*all), amp_run_cmp);
+    size_t cap = 8;
+    w->bounds = malloc(cap * sizeof(MPI_Offset));
+    if (!w->bounds) {
+        free(all);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
+    }
+    w->nrounds = 0;
+    w->bounds[0] = n ? all[0].off : 0;
+    MPI_Count acc = 0;
+    MPI_Offset end = w->bounds[0];
+    for (size_t i = 0; i < n; i++) {
+        MPI_Offset off = all[i].off > end ? all[i].off : end; /* overlaps count once */
+        MPI_Offset stop = all[i].off + all[i].len;
+        while (off < stop) {
+            MPI_Count take = stop - off < c->cb - acc ? stop - off : c->cb - acc;
+            off += take;
+            acc += take;
+            if (acc == c->cb && (off < stop || i + 1 < n)) {
+                if ((size_t)w->nrounds + 2 > cap) {
+                    cap *= 2;
+                    MPI_Offset *grown = realloc(w->bounds, cap * sizeof(MPI_Offset));
+                    if (!grown) {
+                        free(all);
+                        return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
+                    }
+                    w->bounds = grown;
+                }
+                w->bounds[++w->nrounds] = off;
+                acc = 0;
+            }
+        }
+        if (stop > end)
+            end = stop;
+    }
+    if (n > 0) {
+        if ((size_t)w->nrounds + 2 > cap) {
+            MPI_Offset *grown = realloc(w->bounds, (cap + 1) * sizeof(MPI_Offset));
+            if (!grown) {
+                free(all);
+                return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
+            }
+            w->bounds = grown;
+        }
+        w->bounds[++w->nrounds] = end;
+    }
+    free(all);
+    return MPI_SUCCESS;
+}
+
+static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    int rc = amp_coll_groups(c, p);
+    if (rc != MPI_SUCCESS || p->nwork == 0)
+        return rc;
+    rc = amp_coll_exchange_runs(c, p);
+    amp_coll_work_t *w = &p->work[0];
+    int is_member = c->ranks[c->rank].bytes > 0;
+    /* the aggregator tells its members where rounds end; its own copy is the plan */
+    if (p->mine == 0) {
+        int err = amp_dynseg_bounds(c, w);
+        if (err != MPI_SUCCESS) {
+            rc = err;
+            free(w->bounds);
+            w->bounds = NULL;
+            w->nrounds = 0;
+        }
+        MPI_Offset none = 0;
+        MPI_Request *reqs = malloc(((size_t)w->nmembers + 1) * sizeof(MPI_Request));
+        int nreq = 0;
+        for (int k = 0; k < w->nmembers && reqs; k++)
+            if (w->members[k] != c->rank)
+                PMPI_Isend(w->bounds ? w->bounds : &none, w->bounds ? w->nrounds + 1 : 0,
+                           MPI_OFFSET, w->members[k], AMP_DYNSEG_TAG_BOUNDS, c->comm,
+                           &reqs[nreq++]);
+        if (reqs)
+            PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+        else
+            rc = amp_err(MPI_ERR_NO_MEM, "out of memory sending round bounds");
+        free(reqs);
+    } else if (is_member) {
+        MPI_Message msg;
+        MPI_Status st;
+        int count = 0;
+        PMPI_Mprobe(w->agg, AMP_DYNSEG_TAG_BOUNDS, c->comm, &msg, &st);
+        PMPI_Get_count(&st, MPI_OFFSET, &count);
+        w->bounds = malloc(((size_t)count + 1) * sizeof(MPI_Offset));
+        if (!w->bounds) {
+            MPI_Offset drop[1];
+            PMPI_Mrecv(drop, 0, MPI_OFFSET, &msg, MPI_STATUS_IGNORE);
+            return amp_err(MPI_ERR_NO_MEM, "out of memory receiving round bounds");
+        }
+        PMPI_Mrecv(w->bounds, count, MPI_OFFSET, &msg, MPI_STATUS_IGNORE);
+        w->nrounds = count > 0 ? count - 1 : 0;
+    }
+    return rc;
+}
+
+const amp_fcoll_t amp_fcoll_dynamic_seg = {
+    .name = "dynamic_seg",
+    .plan = amp_dynseg_plan,
+};

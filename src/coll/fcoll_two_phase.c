@@ -1,0 +1,70 @@
+/* Two-phase I/O: the extent of all data is cut into one file domain per aggregator, with
+ * boundaries on multiples of the stripe unit (or file system block) so that no two aggregators
+ * ever touch the same block. Every rank sends each aggregator its data inside that domain,
+ * round by round, each round covering at most the collective buffer of the file. */
+#include <stdlib.h>
+
+#include "coll/coll_internal.h"
+#include "core/err.h"
+
+static MPI_Offset amp_round_down(MPI_Offset v, MPI_Offset a)
+{
+    return v / a * a;
+}
+
+static MPI_Offset amp_round_up(MPI_Offset v, MPI_Offset a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    MPI_Offset start = amp_round_down(c->glo, c->align);
+    MPI_Offset dsize = amp_round_up((c->ghi - start + c->naggr - 1) / c->naggr, c->align);
+    MPI_Offset round = c->cb > c->align ? amp_round_down(c->cb, c->align) : c->align;
+    p->work = calloc((size_t)c->naggr, sizeof(amp_coll_work_t));
+    if (!p->work)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory planning two-phase I/O");
+    p->mine = -1;
+    const amp_coll_rank_t *me = &c->ranks[c->rank];
+    for (int a = 0; a < c->naggr; a++) {
+        MPI_Offset dlo = start + a * dsize, dhi = dlo + dsize;
+        if (dhi > c->ghi)
+            dhi = c->ghi;
+        if (dlo > dhi)
+            dlo = dhi;
+        int is_agg = c->aggr[a] == c->rank;
+        int is_member = me->bytes > 0 && me->lo < dhi && me->hi > dlo;
+        if (!is_agg && !is_member)
+            continue;
+        amp_coll_work_t *w = &p->work[p->nwork];
+        w->agg = c->aggr[a];
+        w->nrounds = dhi > dlo ? (int)((dhi - dlo + round - 1) / round) : 0;
+        w->bounds = malloc(((size_t)w->nrounds + 1) * sizeof(MPI_Offset));
+        w->members = malloc((size_t)c->nprocs * sizeof(int));
+        if (!w->bounds || !w->members) {
+            p->nwork++;
+            return amp_err(MPI_ERR_NO_MEM, "out of memory planning two-phase I/O");
+        }
+        for (int r = 0; r <= w->nrounds; r++)
+            w->bounds[r] = dlo + r * round < dhi ? dlo + r * round : dhi;
+        for (int q = 0; q < c->nprocs; q++) {
+            const amp_coll_rank_t *o = &c->ranks[q];
+            if (o->bytes > 0 && o->lo < dhi && o->hi > dlo)
+                w->members[w->nmembers++] = q;
+        }
+        if (is_member) {
+            w->s_lo = amp_coll_bytes_before(c, dlo);
+            w->s_hi = amp_coll_bytes_before(c, dhi);
+        }
+        if (is_agg)
+            p->mine = p->nwork;
+        p->nwork++;
+    }
+    return amp_coll_exchange_runs(c, p);
+}
+
+const amp_fcoll_t amp_fcoll_two_phase = {
+    .name = "two_phase",
+    .plan = amp_two_phase_plan,
+};
