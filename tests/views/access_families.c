@@ -21,7 +21,7 @@ enum family {
     F_SPLIT,
     NFAMILIES
 };
-static const char *family_names[NFAMILIES] = {"at",    "at_all",    "ptr",      "all",  "iat",
+static const char *family_names[NFAMILIES] = {"at",   "at_all",  "ptr",  "all",      "iat",
                                               "iptr", "iat_all", "iall", "split_at", "split"};
 
 enum shape { S_CONTIG, S_VECTOR, S_HOLES, S_TRIPLE, NSHAPES };
@@ -305,9 +305,9 @@ static void run_family(int s, int f, int noncontig)
     int *back = malloc((size_t)(2 * n + 2) * sizeof(int));
     for (int k = 0; k < 2 * n + 2; k++)
         back[k] = -7;
-    if (amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY,
-                                 MPI_INFO_NULL, &fh),
-                   name)) {
+    if (amptest_ok(
+            MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+            name)) {
         amptest_ok(MPI_File_set_view(fh, v.disp, v.etype, v.filetype, "native", MPI_INFO_NULL),
                    "set_view");
         access_piece(fh, f, 0, back, 0, half, noncontig, ipe, name);
@@ -420,16 +420,16 @@ static void run_shared(int sf, int salt)
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Offset pos = -1;
         amptest_ok(MPI_File_get_position_shared(fh, &pos), "get_position_shared");
-        amptest_check(pos == total, "%s: shared position %lld, expected %d", name,
-                      (long long)pos, total);
+        amptest_check(pos == total, "%s: shared position %lld, expected %d", name, (long long)pos,
+                      total);
         amptest_ok(MPI_File_close(&fh), "close");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     model_check(name, shared_offset, salt, shared_count);
 
-    if (amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY,
-                                 MPI_INFO_NULL, &fh),
-                   name)) {
+    if (amptest_ok(
+            MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+            name)) {
         amptest_ok(MPI_File_set_view(fh, 16, MPI_INT, ft, "native", MPI_INFO_NULL), "set_view");
         /* the view reset the shared pointer; move it away and back to exercise seek_shared */
         amptest_ok(MPI_File_seek_shared(fh, 3, MPI_SEEK_SET), "seek_shared");
