@@ -10,8 +10,8 @@
 #include "amptest.h"
 
 enum { CONTIG, VECTOR, SUB2D, SUB3D, DARRAY, HOLES, RESIZED, EMPTY, NSHAPES };
-static const char *shape_names[NSHAPES] = {"contig",  "vector", "sub2d",   "sub3d",
-                                           "darray",  "holes",  "resized", "empty"};
+static const char *shape_names[NSHAPES] = {"contig", "vector", "sub2d",   "sub3d",
+                                           "darray", "holes",  "resized", "empty"};
 
 /* A rank's part: its filetype, displacement, and the file offset of each of its ints. */
 typedef struct {
@@ -30,8 +30,7 @@ static void dims(int nd, int *d)
 }
 
 /* Offsets of a C-order subarray of `sizes` starting at `starts` with `sub` elements. */
-static int sub_offsets(int nd, const int *sizes, const int *sub, const int *starts,
-                       MPI_Offset *off)
+static int sub_offsets(int nd, const int *sizes, const int *sub, const int *starts, MPI_Offset *off)
 {
     int idx[3] = {0, 0, 0}, n = 0;
     for (;;) {
@@ -93,8 +92,8 @@ static void make_part(int shape, part_t *p)
     case SUB3D: {
         int d[3];
         dims(3, d);
-        int tile[3] = {6, 10, 12}, sizes[3], starts[3], c[3] = {r / (d[1] * d[2]),
-                                                                  (r / d[2]) % d[1], r % d[2]};
+        int tile[3] = {6, 10, 12}, sizes[3], starts[3],
+            c[3] = {r / (d[1] * d[2]), (r / d[2]) % d[1], r % d[2]};
         for (int i = 0; i < 3; i++) {
             sizes[i] = d[i] * tile[i];
             starts[i] = c[i] * tile[i];
@@ -238,9 +237,9 @@ static void run(int shape, const char *fcoll, int naggr, const char *cb, int non
         free(model);
     }
 
-    if (ok && amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY,
-                                       info, &fh),
-                         "reopen")) {
+    if (ok &&
+        amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name), MPI_MODE_RDONLY, info, &fh),
+                   "reopen")) {
         amptest_ok(MPI_File_set_view(fh, p.disp, MPI_INT, p.ft, "native", info), "set_view");
         int *back = malloc((size_t)(2 * p.n + 2) * sizeof(int));
         for (int pass = 0; pass < 2; pass++) {
@@ -255,11 +254,11 @@ static void run(int shape, const char *fcoll, int naggr, const char *cb, int non
             for (int k = 0; k < p.n && !bad; k++) {
                 int at = noncontig_mem ? 2 * k : k;
                 if (back[at] != value(amptest_rank, k))
-                    bad = amptest_check(0, "%s pass %d: int %d is %d, expected %d", name, pass,
-                                        k, back[at], value(amptest_rank, k)) == 0;
+                    bad = amptest_check(0, "%s pass %d: int %d is %d, expected %d", name, pass, k,
+                                        back[at], value(amptest_rank, k)) == 0;
                 if (noncontig_mem && back[at + 1] != -7)
-                    bad = amptest_check(0, "%s: read wrote into a gap of the memory type", name) ==
-                          0;
+                    bad =
+                        amptest_check(0, "%s: read wrote into a gap of the memory type", name) == 0;
             }
         }
         free(back);
