@@ -313,7 +313,7 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
     return rc;
 }
 
-int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
 {
     *done = 0;
     double t0 = MPI_Wtime();
@@ -370,6 +370,11 @@ int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         rc = amp_coll_individual(&c, done);
     } else {
         c.naggr = amp_coll_pick_aggregators(f, amp_coll_naggr(f, &c), aggr);
+        /* segmentation writes each group's data where it lies: when groups interleave in the
+         * file, file domains (two-phase) keep every block with one aggregator */
+        if ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&
+            !amp_coll_groups_disjoint(&c, c.naggr))
+            fcoll = AMP_FCOLL_TWO_PHASE;
         amp_coll_plan_t plan = {0};
         rc = amp_fcoll_table[fcoll]->plan(&c, &plan);
         amp_coll_explain(&c, fcoll);
@@ -393,5 +398,13 @@ int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     amp_coll_record(&c, fcoll);
     free(ranks);
     free(aggr);
+    return rc;
+}
+
+int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+{
+    f->fs.call = f->fs.ncalls++; /* every rank counts every collective call: the ids agree */
+    int rc = amp_coll_run(f, io, done);
+    f->fs.call = -1;
     return rc;
 }

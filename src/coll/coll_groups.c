@@ -5,6 +5,40 @@
 #include "coll/coll_internal.h"
 #include "core/err.h"
 
+int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
+{
+    int P = c->nprocs;
+    MPI_Offset *ext = malloc(2 * (size_t)n * sizeof(MPI_Offset));
+    if (!ext)
+        return 0;
+    int used = 0;
+    for (int g = 0; g < n; g++) {
+        MPI_Offset lo = -1, hi = -1;
+        for (int q = (int)((long long)g * P / n); q < (int)((long long)(g + 1) * P / n); q++) {
+            const amp_coll_rank_t *x = &c->ranks[q];
+            if (x->bytes == 0)
+                continue;
+            if (lo < 0 || x->lo < lo)
+                lo = x->lo;
+            if (x->hi > hi)
+                hi = x->hi;
+        }
+        if (lo < 0)
+            continue;
+        ext[2 * used] = lo / c->align;
+        ext[2 * used + 1] = (hi + c->align - 1) / c->align;
+        used++;
+    }
+    /* groups need not be in file order: compare every pair (n is the number of aggregators) */
+    int disjoint = 1;
+    for (int i = 0; i < used && disjoint; i++)
+        for (int j = i + 1; j < used && disjoint; j++)
+            if (ext[2 * i] < ext[2 * j + 1] && ext[2 * j] < ext[2 * i + 1])
+                disjoint = 0;
+    free(ext);
+    return disjoint;
+}
+
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int n = c->naggr, P = c->nprocs;

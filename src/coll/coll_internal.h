@@ -102,6 +102,10 @@ extern const amp_fcoll_t amp_fcoll_static_seg;
 /* Groups of consecutive ranks, one aggregator each (the dynamic and static segmentation). */
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p);
 
+/* Whether the `n` groups of amp_coll_groups cover disjoint ranges of file blocks (c->align).
+ * Groups whose data interleave would have two aggregators write one block. */
+int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n);
+
 /* Aggregator ranks: `n` spread over the nodes first, then within nodes. */
 int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out);
 

@@ -46,6 +46,8 @@
     X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, COLL,                                    \
       "\"1\" prints per-file statistics at close; a path writes them as JSON")                     \
     X(AMPIO_EXPLAIN, "ampio_explain", BOOL, "false", 0, 0, NULL, LOCAL,                            \
-      "print the plan of every collective call on rank 0")
+      "print the plan of every collective call on rank 0")                                         \
+    X(AMPIO_TRACE, "ampio_trace", STRING, "", 0, 0, NULL, LOCAL,                                   \
+      "path prefix: each rank logs its file system calls to <prefix>.<rank> (for testing)")
 
 #endif

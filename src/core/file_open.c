@@ -175,6 +175,8 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     } else {
         rc = amp_file_open_fd(f, create, excl);
     }
+    if (rc == MPI_SUCCESS && f->cfg.str[AMP_CFG_AMPIO_TRACE] && *f->cfg.str[AMP_CFG_AMPIO_TRACE])
+        rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
     if (rc == MPI_SUCCESS)
         rc = amp_view_default(&f->view);
     rc = amp_agree(f->comm, rc);

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -13,11 +14,19 @@ typedef struct amp_fs {
     int fd;
     const char *path; /* for messages */
     int locks;        /* 1: byte-range locks work, 0: unknown yet, -1: unavailable */
+    FILE *trace;      /* AMPIO_TRACE: one line per system call that moved data */
+    long long call;   /* the collective call in progress (its sequence number), or -1 */
+    long long ncalls; /* collective calls so far */
 } amp_fs_t;
 
 /* Opens with POSIX flags; on failure an MPI error naming `path`. */
 int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm);
 int amp_fs_close(amp_fs_t *fs);
+
+/* Appends a line "<call> <r|w> <offset> <bytes>" to "<prefix>.<rank>" for every read or write
+ * system call, so that tests can check which rank touched which bytes in which collective call
+ * (call -1: an independent access). */
+int amp_fs_trace_open(amp_fs_t *fs, const char *prefix, int rank);
 
 /* Writes all `iovcnt` buffers at `off`. */
 int amp_fs_writev(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset off);

@@ -29,11 +29,26 @@ int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm)
     fs->fd = fd;
     fs->path = path;
     fs->locks = 0;
+    fs->call = -1;
+    return MPI_SUCCESS;
+}
+
+int amp_fs_trace_open(amp_fs_t *fs, const char *prefix, int rank)
+{
+    char name[4096];
+    snprintf(name, sizeof(name), "%s.%d", prefix, rank);
+    fs->trace = fopen(name, "a");
+    if (!fs->trace)
+        return amp_err_errno(errno, "cannot open the trace file \"%s\"", name);
     return MPI_SUCCESS;
 }
 
 int amp_fs_close(amp_fs_t *fs)
 {
+    if (fs->trace) {
+        fclose(fs->trace);
+        fs->trace = NULL;
+    }
     if (fs->fd < 0)
         return MPI_SUCCESS;
     int rc = close(fs->fd);
@@ -82,6 +97,8 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
                                  "progress",
                                  want, (long long)at, fs->path);
         }
+        if (fs->trace)
+            fprintf(fs->trace, "%lld %c %lld %zd\n", fs->call, write ? 'w' : 'r', (long long)at, r);
         total += (size_t)r;
         *moved = total;
         size_t done = (size_t)r;
