@@ -11,6 +11,9 @@
 #include "io/view.h"
 #include "io/xfer.h"
 
+/* Below this many bytes per rank, dense disjoint blocks are still aggregated. */
+#define AMP_COLL_OWN_BLOCK (256 * 1024)
+
 static const char *amp_fcoll_names[AMP_FCOLL_COUNT] = {"auto", "individual", "two_phase",
                                                        "dynamic_seg", "static_seg"};
 
@@ -32,6 +35,7 @@ struct amp_coll_state {
     int last_fcoll;   /* the last collective call: algorithm and aggregators */
     int last_naggr;
     int *last_aggr;
+    amp_coll_auto_t *autosel;                  /* the automatic choice of aggregators */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
 };
 
@@ -84,6 +88,8 @@ int amp_coll_file_init(amp_file_t *f)
     s->block = fstat(f->fs.fd, &st) == 0 && st.st_blksize > 0 ? st.st_blksize : 4096;
     s->last_fcoll = -1;
     f->coll = s;
+    if (rc == MPI_SUCCESS)
+        rc = amp_coll_auto_init(f, &s->autosel);
     return rc;
 }
 
@@ -93,6 +99,7 @@ void amp_coll_file_free(amp_file_t *f)
         return;
     free(f->coll->node);
     free(f->coll->last_aggr);
+    amp_coll_auto_free(f->coll->autosel);
     free(f->coll);
     f->coll = NULL;
 }
@@ -136,20 +143,26 @@ int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
 
 /* ---- choices ---- */
 
-static int amp_coll_choose(amp_file_t *f, const amp_coll_call_t *c, int write)
+static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
 {
     int fcoll = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_FCOLL);
     int cb = (int)amp_cfg_num(&f->cfg, write ? AMP_CFG_ROMIO_CB_WRITE : AMP_CFG_ROMIO_CB_READ);
-    if (!amp_cfg_num(&f->cfg, AMP_CFG_COLLECTIVE_BUFFERING) || cb == AMP_CFG_DISABLE)
+    c->why = "set by hint";
+    if (!amp_cfg_num(&f->cfg, AMP_CFG_COLLECTIVE_BUFFERING) || cb == AMP_CFG_DISABLE) {
+        c->why = "collective buffering disabled by hint";
         return AMP_FCOLL_INDIVIDUAL;
-    if (f->atomic)
-        return AMP_FCOLL_INDIVIDUAL; /* each access locks its own range */
+    }
+    if (f->atomic) {
+        c->why = "atomic mode: each access locks its own range";
+        return AMP_FCOLL_INDIVIDUAL;
+    }
     if (fcoll != AMP_FCOLL_AUTO)
         return fcoll;
+    c->why = "collective buffering enabled by hint";
     if (cb == AMP_CFG_ENABLE)
         return AMP_FCOLL_TWO_PHASE;
     /* Aggregation pays for interleaved or small pieces; large, dense, disjoint blocks are
-     * best written by their owners. */
+     * best written by their owners (measured: docs/PERFORMANCE.md). */
     int disjoint = 1, dense = 1;
     MPI_Count smallest = -1;
     MPI_Offset prev_hi = -1;
@@ -165,18 +178,29 @@ static int amp_coll_choose(amp_file_t *f, const amp_coll_call_t *c, int write)
         if (smallest < 0 || x->bytes < smallest)
             smallest = x->bytes;
     }
-    if (disjoint && dense && smallest >= 256 * 1024)
+    if (disjoint && dense && smallest >= AMP_COLL_OWN_BLOCK) {
+        c->why = "dense disjoint blocks of at least 256 KiB per rank: written by their owners";
         return AMP_FCOLL_INDIVIDUAL;
+    }
+    c->why = "interleaved or small pieces: aggregated";
     return AMP_FCOLL_TWO_PHASE;
 }
 
-static int amp_coll_naggr(amp_file_t *f, const amp_coll_call_t *c)
+static int amp_coll_naggr(amp_file_t *f, amp_coll_call_t *c)
 {
     int n = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_NUM_AGGREGATORS);
     if (n <= 0)
         n = (int)amp_cfg_num(&f->cfg, AMP_CFG_CB_NODES);
-    if (n <= 0) /* enough aggregators that each fills about one collective buffer */
+    if (n <= 0) {
+        /* groups of about k bytes each; a rank that could not plan makes every rank fall back
+         * to one aggregator per collective buffer, so that all plans stay the same */
+        int ok = amp_coll_auto_plan(c, f->coll->autosel) == MPI_SUCCESS, all_ok = 0;
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
+        if (all_ok)
+            return c->groups->n;
+        c->groups = NULL;
         n = (int)((c->gbytes + c->cb - 1) / c->cb);
+    }
     if (n < 1)
         n = 1;
     return n > c->nprocs ? c->nprocs : n;
@@ -194,12 +218,17 @@ static void amp_coll_explain(const amp_coll_call_t *c, int fcoll)
         at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", a ? "," : "", c->aggr[a]);
     if (at + 16 >= sizeof(list))
         snprintf(list + at, sizeof(list) - at, ",...");
+    char why[256];
+    if (fcoll == AMP_FCOLL_INDIVIDUAL)
+        snprintf(why, sizeof(why), "%s", c->why ? c->why : "no aggregation");
+    else
+        amp_coll_auto_describe(c, c->f->coll->autosel, why, sizeof(why));
     fprintf(stderr,
             "ampio explain: %s \"%s\": %lld bytes from %d ranks in [%lld, %lld); fcoll=%s "
-            "aggregators=%d [%s] cb_buffer_size=%lld align=%lld\n",
+            "aggregators=%d [%s] cb_buffer_size=%lld align=%lld; %s\n",
             c->io->write ? "write" : "read", c->f->path, (long long)c->gbytes, c->nprocs,
             (long long)c->glo, (long long)c->ghi, amp_fcoll_names[fcoll], c->naggr, list,
-            (long long)c->cb, (long long)c->align);
+            (long long)c->cb, (long long)c->align, why);
 }
 
 static void amp_coll_record(amp_coll_call_t *c, int fcoll)

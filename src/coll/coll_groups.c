@@ -1,20 +1,27 @@
-/* Groups of consecutive ranks with one aggregator each, for the segmentation algorithms, and
- * the placement of aggregators over nodes. */
+/* Groups of consecutive ranks with one aggregator each, for the segmentation algorithms: the
+ * groups of the automatic plan, or equal ranges when the count was set by hint. */
 #include <stdlib.h>
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
 
+/* First rank of group g of n: from the automatic plan, else equal ranges. */
+static int amp_group_first(const amp_coll_call_t *c, int n, int g)
+{
+    if (c->groups && c->groups->n == n)
+        return c->groups->first[g];
+    return (int)((long long)g * c->nprocs / n);
+}
+
 int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
 {
-    int P = c->nprocs;
     MPI_Offset *ext = malloc(2 * (size_t)n * sizeof(MPI_Offset));
     if (!ext)
         return 0;
     int used = 0;
     for (int g = 0; g < n; g++) {
         MPI_Offset lo = -1, hi = -1;
-        for (int q = (int)((long long)g * P / n); q < (int)((long long)(g + 1) * P / n); q++) {
+        for (int q = amp_group_first(c, n, g); q < amp_group_first(c, n, g + 1); q++) {
             const amp_coll_rank_t *x = &c->ranks[q];
             if (x->bytes == 0)
                 continue;
@@ -41,16 +48,15 @@ int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
 
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
-    int n = c->naggr, P = c->nprocs;
-    /* group g holds ranks [g * P / n, (g + 1) * P / n); its first rank aggregates */
-    for (int g = 0; g < n; g++)
-        c->aggr[g] = (int)((long long)g * P / n);
-    int g = (int)(((long long)c->rank * n + n - 1) / P);
-    while (g > 0 && (long long)g * P / n > c->rank)
-        g--;
-    while (g + 1 < n && (long long)(g + 1) * P / n <= c->rank)
-        g++;
-    int first = (int)((long long)g * P / n), last = (int)((long long)(g + 1) * P / n);
+    int n = c->naggr;
+    /* the first rank of each group aggregates */
+    int g = 0;
+    for (int i = 0; i < n; i++) {
+        c->aggr[i] = amp_group_first(c, n, i);
+        if (c->aggr[i] <= c->rank)
+            g = i;
+    }
+    int first = amp_group_first(c, n, g), last = amp_group_first(c, n, g + 1);
     p->mine = -1;
     p->nwork = 0;
     p->work = calloc(1, sizeof(amp_coll_work_t));

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "coll/auto_select.h"
 #include "coll/coll.h"
 
 /* What every rank knows about every rank after one allgather. */
@@ -29,10 +30,12 @@ typedef struct amp_coll_call {
     MPI_Offset glo, ghi;          /* extent of all data */
     MPI_Count gbytes;             /* bytes of all ranks */
     int naggr;
-    int *aggr;            /* aggregator ranks, ascending */
-    MPI_Count cb;         /* bytes an aggregator handles per round */
-    MPI_Offset align;     /* file domain boundaries are multiples of this */
-    MPI_Offset file_size; /* at the start of a read */
+    int *aggr;                  /* aggregator ranks, ascending */
+    MPI_Count cb;               /* bytes an aggregator handles per round */
+    MPI_Offset align;           /* file domain boundaries are multiples of this */
+    MPI_Offset file_size;       /* at the start of a read */
+    const amp_groups_t *groups; /* groups of the automatic choice, or NULL: equal ranges */
+    const char *why;            /* why the algorithm was chosen, for AMPIO_EXPLAIN */
     amp_coll_counters_t count;
 } amp_coll_call_t;
 
@@ -105,6 +108,18 @@ int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p);
 /* Whether the `n` groups of amp_coll_groups cover disjoint ranges of file blocks (c->align).
  * Groups whose data interleave would have two aggregators write one block. */
 int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n);
+
+/* The automatic choice of aggregators (coll_auto.c): per file state and cached plan. */
+typedef struct amp_coll_auto amp_coll_auto_t;
+int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out);
+void amp_coll_auto_free(amp_coll_auto_t *a);
+
+/* Groups the ranks of this call (c->groups) so that each group writes about k bytes. */
+int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a);
+
+/* One line on how the last plan was made, for AMPIO_EXPLAIN. */
+int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, char *text,
+                           size_t len);
 
 /* Aggregator ranks: `n` spread over the nodes first, then within nodes. */
 int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out);

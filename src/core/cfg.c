@@ -411,3 +411,8 @@ void amp_cfg_print(const amp_cfg_t *cfg, FILE *out)
                 "%s/ampio.conf)\n",
                 AMPIO_SYSCONFDIR);
 }
+
+const char *amp_cfg_source(const amp_cfg_t *cfg, amp_cfg_id_t id)
+{
+    return amp_cfg_src_names[cfg->src[id]];
+}

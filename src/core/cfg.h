@@ -67,6 +67,9 @@ const char *amp_cfg_word(const amp_cfg_t *cfg, amp_cfg_id_t id);
 /* Parses a size with an optional unit (k, M, G, T, with or without "iB"/"B"). */
 int amp_cfg_parse_size(const char *text, int64_t *out);
 
+/* Where the value of `id` came from: "default", "config file", "environment", ... */
+const char *amp_cfg_source(const amp_cfg_t *cfg, amp_cfg_id_t id);
+
 static inline int64_t amp_cfg_num(const amp_cfg_t *cfg, amp_cfg_id_t id)
 {
     return cfg->num[id];

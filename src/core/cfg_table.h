@@ -39,6 +39,10 @@
       "auto,individual,two_phase,dynamic_seg,static_seg", COLL, "collective algorithm")            \
     X(AMPIO_NUM_AGGREGATORS, "ampio_num_aggregators", INT, "0", 0, 1 << 30, NULL, COLL,            \
       "number of aggregators (0: chosen per call); same as cb_nodes")                              \
+    X(AMPIO_SATURATION_K, "ampio_saturation_k", SIZE, "4M", 4096, 1LL << 40, NULL, COLL,           \
+      "bytes one process must write to saturate its path to storage (ampio-calibrate measures)")   \
+    X(AMPIO_TOPOLOGY, "ampio_topology", STRING, "", 0, 0, NULL, COLL,                              \
+      "process grid of the application, e.g. \"4x4\" or \"2x2x4\", for grouping aggregators")      \
     X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0, "auto,shm,rma", COLL,                  \
       "shared file pointer method")                                                                \
     X(AMPIO_RANKS_PER_NODE, "ampio_ranks_per_node", INT, "0", 0, 1 << 30, NULL, COLL,              \

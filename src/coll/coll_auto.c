@@ -1,0 +1,148 @@
+/* The automatic aggregator choice of a collective call: gathers what auto_select.c needs (k and
+ * where it came from, an initial grouping from the file view, the Cartesian communicator or the
+ * ampio_topology hint), remembers the plan of the last layout so that repeated identical calls
+ * do not plan again, and describes the decision for AMPIO_EXPLAIN. Every input is known to every
+ * rank after the call's allgather, so every rank computes the same plan. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coll/auto_select.h"
+#include "coll/coll_internal.h"
+#include "core/err.h"
+#include "io/view.h"
+
+#define AMP_AUTO_MAX_DIMS 8
+
+struct amp_coll_auto {
+    int ndims; /* of the Cartesian communicator, 0 if none */
+    int dims[AMP_AUTO_MAX_DIMS];
+    /* the last plan and what it was made from */
+    uint64_t key;
+    int valid;
+    amp_grouping_t grouping;
+    int ninitial;
+    int64_t k;
+    amp_groups_t groups;
+};
+
+int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out)
+{
+    amp_coll_auto_t *a = calloc(1, sizeof(*a));
+    if (!a)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the aggregator planner");
+    int topo = MPI_UNDEFINED, periods[AMP_AUTO_MAX_DIMS], coords[AMP_AUTO_MAX_DIMS];
+    PMPI_Topo_test(f->comm, &topo);
+    if (topo == MPI_CART && PMPI_Cartdim_get(f->comm, &a->ndims) == MPI_SUCCESS &&
+        a->ndims <= AMP_AUTO_MAX_DIMS && a->ndims > 0)
+        PMPI_Cart_get(f->comm, a->ndims, a->dims, periods, coords);
+    else
+        a->ndims = 0;
+    *out = a;
+    return MPI_SUCCESS;
+}
+
+void amp_coll_auto_free(amp_coll_auto_t *a)
+{
+    if (!a)
+        return;
+    amp_groups_free(&a->groups);
+    free(a);
+}
+
+static uint64_t amp_auto_hash(const amp_coll_call_t *c, int64_t k)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
+    const unsigned char *p = (const unsigned char *)c->ranks;
+    for (size_t i = 0; i < (size_t)c->nprocs * sizeof(*c->ranks); i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The initial groups, from the first source that shows structure. */
+static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t *init)
+{
+    int P = c->nprocs;
+    init->first = malloc(((size_t)P + 1) * sizeof(int));
+    int64_t *lo = malloc(3 * (size_t)P * sizeof(int64_t));
+    if (!init->first || !lo) {
+        free(lo);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
+    }
+    int64_t *hi = lo + P, *bytes = lo + 2 * P;
+    for (int r = 0; r < P; r++) {
+        lo[r] = c->ranks[r].lo;
+        hi[r] = c->ranks[r].hi;
+        bytes[r] = c->ranks[r].bytes;
+    }
+    init->n = 0;
+    if (!amp_view_contiguous(&c->f->view)) {
+        init->n = amp_auto_group_by_extents(P, lo, hi, bytes, init->first);
+        a->grouping = AMP_GROUPING_VIEW;
+        if (init->n == P) /* one group per rank: the view showed no structure */
+            init->n = 0;
+    }
+    if (init->n == 0 && a->ndims > 0) {
+        init->n = amp_auto_group_by_dims(P, a->ndims, a->dims, init->first);
+        a->grouping = AMP_GROUPING_CART;
+    }
+    const char *topo = c->f->cfg.str[AMP_CFG_AMPIO_TOPOLOGY];
+    if (init->n == 0 && topo && *topo) {
+        int dims[AMP_AUTO_MAX_DIMS];
+        int nd = amp_auto_parse_topology(topo, dims, AMP_AUTO_MAX_DIMS);
+        init->n = nd > 0 ? amp_auto_group_by_dims(P, nd, dims, init->first) : 0;
+        a->grouping = AMP_GROUPING_TOPOLOGY;
+    }
+    if (init->n == 0) {
+        for (int r = 0; r <= P; r++)
+            init->first[r] = r;
+        init->n = P;
+        a->grouping = AMP_GROUPING_NONE;
+    }
+    free(lo);
+    return MPI_SUCCESS;
+}
+
+int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
+{
+    int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
+    uint64_t key = amp_auto_hash(c, k);
+    if (a->valid && a->key == key && a->groups.n > 0) {
+        c->groups = &a->groups;
+        return MPI_SUCCESS;
+    }
+    a->valid = 0;
+    amp_groups_free(&a->groups);
+    amp_groups_t init = {0, NULL};
+    int rc = amp_auto_initial(c, a, &init);
+    int64_t *bytes = malloc((size_t)c->nprocs * sizeof(int64_t));
+    if (rc == MPI_SUCCESS && !bytes)
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
+    if (rc == MPI_SUCCESS) {
+        for (int r = 0; r < c->nprocs; r++)
+            bytes[r] = c->ranks[r].bytes;
+        if (amp_auto_refine(c->nprocs, bytes, k, &init, &a->groups) != 0)
+            rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
+    }
+    if (rc == MPI_SUCCESS) {
+        a->ninitial = init.n;
+        a->k = k;
+        a->key = key;
+        a->valid = 1;
+        c->groups = &a->groups;
+    }
+    free(bytes);
+    amp_groups_free(&init);
+    return rc;
+}
+
+int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, char *text,
+                           size_t len)
+{
+    if (!a || !a->valid || c->groups != &a->groups)
+        return snprintf(text, len, "aggregators set by hint");
+    return snprintf(text, len,
+                    "k=%lld (%s); initial grouping: %s, %d group(s); refined to %d group(s) of "
+                    "about k bytes each",
+                    (long long)a->k, amp_cfg_source(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K),
+                    amp_grouping_names[a->grouping], a->ninitial, a->groups.n);
+}
