@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# the MPI families, and the clients the tests run on ampio (HDF5, PnetCDF, Fortran)
 packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich \
-python3 python3-venv"
+python3 python3-venv gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools libpnetcdf-dev \
+pnetcdf-bin"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
