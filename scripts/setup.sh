@@ -26,3 +26,29 @@ for family in openmpi mpich; do
         -DCMAKE_INSTALL_PREFIX="$PWD/install/$family" -DAMPIO_WERROR=ON >/dev/null
     cmake --build "build/$family" -j "$(nproc)"
 done
+
+# mpi4py built against each family (the tests run its own I/O test module on ampio), and that
+# module from the same source distribution. Without network this is skipped with a note, and
+# the mpi4py tests report SKIP.
+mpi4py_version=4.1.2
+if [ ! -f build/mpi4py-src/test/test_io.py ]; then
+    rm -rf build/mpi4py-dl && mkdir -p build/mpi4py-dl
+    if python3 -m pip download -q --no-binary :all: --no-deps "mpi4py==$mpi4py_version" \
+        -d build/mpi4py-dl; then
+        rm -rf build/mpi4py-src && mkdir -p build/mpi4py-src
+        tar -xzf build/mpi4py-dl/mpi4py-*.tar.gz -C build/mpi4py-src --strip-components=1
+    else
+        echo "setup: NOTE: could not download mpi4py's sources; its tests will be skipped"
+    fi
+fi
+for family in openmpi mpich; do
+    venv="build/venv-$family"
+    if ! "$venv/bin/python" -c "import mpi4py" 2>/dev/null; then
+        echo "setup: building mpi4py $mpi4py_version against $family (a few minutes)"
+        python3 -m venv "$venv"
+        # no cache: a wheel built against one family must not be reused for the other
+        MPICC="mpicc.$family" "$venv/bin/pip" install -q --no-cache-dir --no-binary mpi4py \
+            "mpi4py==$mpi4py_version" ||
+            echo "setup: NOTE: mpi4py could not be built for $family; its tests will be skipped"
+    fi
+done
