@@ -29,11 +29,14 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     if (!amp_errh_valid(errhandler))
         return amp_errh_raise(f, amp_err(MPI_ERR_ARG, "%s: not a file error handler", routine),
                               routine);
-    if (f)
-        f->errhandler = errhandler;
-    else
-        amp_errh_set_default(errhandler);
-    return MPI_SUCCESS;
+    if (f) {
+        rc = amp_errh_attach(&f->errh_holder, errhandler);
+        if (rc == MPI_SUCCESS)
+            f->errhandler = errhandler;
+    } else {
+        rc = amp_errh_set_default(errhandler);
+    }
+    return amp_errh_raise(f, rc, routine);
 }
 AMP_WEAK(set_errhandler)
 
@@ -50,8 +53,9 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
     rc = AMP_API_NEED(errhandler, routine, "errhandler");
     if (rc != MPI_SUCCESS)
         return amp_errh_raise(f, rc, routine);
-    *errhandler = f ? f->errhandler : amp_errh_default();
-    return MPI_SUCCESS;
+    rc = f ? amp_errh_get(f->errh_holder, f->errhandler, errhandler)
+           : amp_errh_get_default(errhandler);
+    return amp_errh_raise(f, rc, routine);
 }
 AMP_WEAK(get_errhandler)
 

@@ -334,6 +334,20 @@ void amp_cfg_free(amp_cfg_t *cfg)
     }
 }
 
+int amp_cfg_copy(amp_cfg_t *dst, const amp_cfg_t *src)
+{
+    *dst = *src;
+    for (int i = 0; i < AMP_CFG_COUNT; i++)
+        dst->str[i] = NULL;
+    for (int i = 0; i < AMP_CFG_COUNT; i++) {
+        if (src->str[i] && !(dst->str[i] = strdup(src->str[i]))) {
+            amp_cfg_free(dst);
+            return amp_err(MPI_ERR_NO_MEM, "out of memory copying the configuration");
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 uint64_t amp_cfg_coll_hash(const amp_cfg_t *cfg)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */

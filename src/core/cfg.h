@@ -52,6 +52,9 @@ int amp_cfg_update(amp_cfg_t *cfg, MPI_Info hints);
 
 void amp_cfg_free(amp_cfg_t *cfg);
 
+/* A deep copy, so that an update can be tried and dropped; MPI_ERR_NO_MEM on failure. */
+int amp_cfg_copy(amp_cfg_t *dst, const amp_cfg_t *src);
+
 /* A hash of the COLL-scope values, equal on ranks that agree. */
 uint64_t amp_cfg_coll_hash(const amp_cfg_t *cfg);
 

@@ -96,6 +96,18 @@ static int amp_err_ring_code(int cls, const char *msg)
         return cls;
     }
     amp_err_ring_next[cls] = (slot + 1) % AMP_ERR_RING;
+    /* MPI caps error strings (Open MPI fails the call, fatally, past the cap): keep the start,
+     * which names the operation and file, and the end, which gives the system error */
+    char fit[MPI_MAX_ERROR_STRING];
+    size_t len = strlen(msg), keep_end = MPI_MAX_ERROR_STRING / 3;
+    if (len >= sizeof(fit)) {
+        size_t keep_start = sizeof(fit) - 1 - keep_end - 3;
+        memcpy(fit, msg, keep_start);
+        memcpy(fit + keep_start, "...", 3);
+        memcpy(fit + keep_start + 3, msg + len - keep_end, keep_end);
+        fit[sizeof(fit) - 1] = '\0';
+        msg = fit;
+    }
     if (PMPI_Add_error_string(*code, msg) != MPI_SUCCESS)
         return cls;
     return *code;

@@ -15,6 +15,7 @@ static amp_errh_entry_t *amp_errh_table;
 static size_t amp_errh_n, amp_errh_cap;
 static pthread_mutex_t amp_errh_lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Errhandler amp_errh_null = MPI_ERRORS_RETURN;
+static MPI_Comm amp_errh_null_holder = MPI_COMM_NULL;
 
 static int amp_errh_is_predefined(MPI_Errhandler eh)
 {
@@ -83,9 +84,45 @@ MPI_Errhandler amp_errh_default(void)
     return amp_errh_null;
 }
 
-void amp_errh_set_default(MPI_Errhandler eh)
+int amp_errh_attach(MPI_Comm *holder, MPI_Errhandler eh)
 {
-    amp_errh_null = eh;
+    int rc = MPI_SUCCESS;
+    if (*holder == MPI_COMM_NULL && amp_errh_is_predefined(eh))
+        return MPI_SUCCESS; /* predefined handlers need no reference */
+    if (*holder == MPI_COMM_NULL)
+        rc = PMPI_Comm_dup(MPI_COMM_SELF, holder);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_errhandler(*holder, eh);
+    return rc;
+}
+
+int amp_errh_get(MPI_Comm holder, MPI_Errhandler eh, MPI_Errhandler *out)
+{
+    if (holder == MPI_COMM_NULL) {
+        *out = eh;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Comm_get_errhandler(holder, out);
+}
+
+void amp_errh_detach(MPI_Comm *holder)
+{
+    if (*holder != MPI_COMM_NULL)
+        PMPI_Comm_free(holder);
+    *holder = MPI_COMM_NULL;
+}
+
+int amp_errh_set_default(MPI_Errhandler eh)
+{
+    int rc = amp_errh_attach(&amp_errh_null_holder, eh);
+    if (rc == MPI_SUCCESS)
+        amp_errh_null = eh;
+    return rc;
+}
+
+int amp_errh_get_default(MPI_Errhandler *out)
+{
+    return amp_errh_get(amp_errh_null_holder, amp_errh_null, out);
 }
 
 int amp_errh_raise(amp_file_t *f, int code, const char *routine)
@@ -119,6 +156,8 @@ int amp_errh_raise(amp_file_t *f, int code, const char *routine)
 
 void amp_errh_finalize(void)
 {
+    amp_errh_detach(&amp_errh_null_holder);
+    amp_errh_null = MPI_ERRORS_RETURN;
     pthread_mutex_lock(&amp_errh_lock);
     free(amp_errh_table);
     amp_errh_table = NULL;

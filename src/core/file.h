@@ -48,6 +48,7 @@ typedef struct amp_file {
     MPI_Offset fp; /* individual file pointer, in etypes */
     int atomic;
     MPI_Errhandler errhandler;
+    MPI_Comm errh_holder; /* holds a reference to errhandler (core/errh.h) */
     MPI_Fint fint;
     struct amp_sfp *sfp;
     struct amp_coll_state *coll; /* node layout, statistics, the last collective plan */

@@ -69,12 +69,37 @@ int amp_file_sync(amp_file_t *f)
     return amp_agree(f->comm, rc);
 }
 
+/* Hints of set_info and set_view are applied to a copy, and take effect only when every rank
+ * accepted them and the collective ones agree: a rank must never be left with other values. */
+static int amp_file_try_hints(amp_file_t *f, MPI_Info info, int rc, amp_cfg_t *next)
+{
+    int crc = amp_cfg_copy(next, &f->cfg);
+    if (crc == MPI_SUCCESS)
+        crc = amp_cfg_update(next, info);
+    if (rc == MPI_SUCCESS)
+        rc = crc;
+    return rc;
+}
+
+static void amp_file_commit_hints(amp_file_t *f, amp_cfg_t *next, int rc)
+{
+    if (rc == MPI_SUCCESS) {
+        amp_cfg_free(&f->cfg);
+        f->cfg = *next;
+    } else {
+        amp_cfg_free(next);
+    }
+}
+
 int amp_file_set_info(amp_file_t *f, MPI_Info info)
 {
-    int rc = amp_cfg_update(&f->cfg, info);
+    amp_cfg_t next;
+    memset(&next, 0, sizeof(next));
+    int rc = amp_file_try_hints(f, info, MPI_SUCCESS, &next);
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
-        rc = amp_file_same(f, amp_cfg_coll_hash(&f->cfg), "MPI_File_set_info", "a collective hint");
+        rc = amp_file_same(f, amp_cfg_coll_hash(&next), "MPI_File_set_info", "a collective hint");
+    amp_file_commit_hints(f, &next, rc);
     return rc;
 }
 
@@ -138,12 +163,15 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     int writable = !(f->amode & MPI_MODE_RDONLY);
     if (rc == MPI_SUCCESS)
         rc = amp_view_build(&view, disp, etype, filetype, datarep, writable);
-    if (rc == MPI_SUCCESS)
-        rc = amp_cfg_update(&f->cfg, info);
+    amp_cfg_t next;
+    memset(&next, 0, sizeof(next));
+    rc = amp_file_try_hints(f, info, rc, &next);
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
-        rc = amp_file_same(f, amp_hash_text(datarep, (uint64_t)view.esize), "MPI_File_set_view",
-                           "the data representation or the etype size");
+        rc = amp_file_same(
+            f, amp_hash_text(datarep, (uint64_t)view.esize) * 31 + amp_cfg_coll_hash(&next),
+            "MPI_File_set_view", "the data representation, the etype size or a collective hint");
+    amp_file_commit_hints(f, &next, rc);
     if (rc != MPI_SUCCESS) {
         if (view.ft)
             amp_view_free(&view);

@@ -81,6 +81,7 @@ static void amp_file_destroy(amp_file_t *f)
     amp_cfg_free(&f->cfg);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
+    amp_errh_detach(&f->errh_holder);
     pthread_mutex_destroy(&f->lock);
     free(f->sieve_buf);
     free(f->path);
@@ -134,6 +135,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     f->comm = MPI_COMM_NULL;
     f->amode = amode;
     f->errhandler = amp_errh_default();
+    f->errh_holder = MPI_COMM_NULL;
     pthread_mutex_init(&f->lock, NULL);
     int rc = PMPI_Comm_dup(comm, &f->comm);
     if (rc != MPI_SUCCESS) {
@@ -142,6 +144,8 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         return rc;
     }
     PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+    if (amp_errh_attach(&f->errh_holder, f->errhandler) != MPI_SUCCESS)
+        f->errhandler = MPI_ERRORS_RETURN; /* no reference to hold: do not risk a freed one */
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->nprocs);
 

@@ -157,16 +157,40 @@ static int amp_dt_is_named(MPI_Datatype type)
     return combiner == MPI_COMBINER_NAMED;
 }
 
-int amp_dt_check(MPI_Datatype type, const char *what)
+static int amp_dt_check_null(MPI_Datatype type, const char *what)
 {
     if (type == MPI_DATATYPE_NULL)
         return amp_err(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what);
     return MPI_SUCCESS;
 }
 
+/* MPI offers no query for commitment, but packing nothing fails on an uncommitted type in
+ * every MPI; the communicator only carries the error back (it returns errors). */
+static int amp_dt_committed(MPI_Datatype type)
+{
+    static MPI_Comm quiet = MPI_COMM_NULL;
+    pthread_mutex_lock(&amp_dt_lock);
+    if (quiet == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_SELF, &quiet) == MPI_SUCCESS)
+        PMPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
+    pthread_mutex_unlock(&amp_dt_lock);
+    if (quiet == MPI_COMM_NULL)
+        return 1;
+    char none[1];
+    int position = 0;
+    return PMPI_Pack(none, 0, type, none, 0, &position, quiet) == MPI_SUCCESS;
+}
+
+int amp_dt_check(MPI_Datatype type, const char *what)
+{
+    int rc = amp_dt_check_null(type, what);
+    if (rc == MPI_SUCCESS && !amp_dt_is_named(type) && !amp_dt_committed(type))
+        rc = amp_err(MPI_ERR_TYPE, "%s is not committed (MPI_Type_commit)", what);
+    return rc;
+}
+
 int amp_dt_get(MPI_Datatype type, amp_dt_t **out)
 {
-    int rc = amp_dt_check(type, "datatype");
+    int rc = amp_dt_check_null(type, "datatype"); /* parts of a type need no commit */
     if (rc != MPI_SUCCESS)
         return rc;
     if (amp_dt_is_named(type)) {

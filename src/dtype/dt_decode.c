@@ -111,6 +111,10 @@ static int amp_append(amp_seglist_t *out, const amp_seglist_t *src, MPI_Aint shi
 /* `n` consecutive copies of the child starting at `at`. */
 static int amp_append_block(amp_seglist_t *out, const amp_child_t *ch, MPI_Aint at, MPI_Count n)
 {
+    const amp_seglist_t *l = ch->list;
+    if (l->n == 1 && l->v[0].off == 0 && l->v[0].len == ch->extent) /* dense child: one run */
+        return n > 0 ? amp_seglist_push(out, at, n * ch->extent, l->typed ? l->kind[0] : 0)
+                     : MPI_SUCCESS;
     for (MPI_Count j = 0; j < n; j++) {
         int rc = amp_append(out, ch->list, at + (MPI_Aint)(j * ch->extent));
         if (rc != MPI_SUCCESS)

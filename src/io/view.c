@@ -135,11 +135,15 @@ MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off)
         return 0;
     if (ft->extent <= 0)
         return ft->size;
-    MPI_Count inst = rel / ft->extent;
+    /* The copy whose first data byte is the last at or before `rel`: a copy's data may reach
+     * past its extent (a positive lb, or a resized type), but never into the next copy's,
+     * because view displacements never decrease. */
+    MPI_Offset first = ft->segs.v[0].off;
+    if (rel <= first)
+        return 0;
+    MPI_Count inst = (rel - first) / ft->extent;
     MPI_Offset r = rel - (MPI_Offset)(inst * ft->extent);
     /* last segment starting before r */
-    if (ft->segs.v[0].off >= r)
-        return inst * ft->size;
     size_t lo = 0, hi = ft->segs.n - 1;
     while (lo < hi) {
         size_t mid = (lo + hi + 1) / 2;

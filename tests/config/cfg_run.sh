@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# cfg_run.sh ENV NP PROBE AMPIO_INFO SCENARIO
+#
+# Tests of the configuration: precedence of the sources (AMPIO_HINTS > hints > AMPIO_*
+# variables > config file > defaults), units, bad values, MPI_File_set_info and what get_info
+# reports after a collective write. PROBE (cfg_probe) runs under ampio on NP ranks and checks
+# get_info; AMPIO_INFO (ampio-info) must print the same values with their sources.
+#
+# SCENARIO: precedence | units | bad | setinfo | collective
+set -u
+. "$1"
+np=$2
+probe_prog=$3
+info_prog=$4
+scenario=$5
+limit=${AMPIO_TEST_TIMEOUT:-60}
+work=$(mktemp -d "${TMPDIR:-/tmp}/ampio-config.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# A clean slate: no parameter from the caller's environment, no user or system config file.
+for v in $(compgen -e); do
+    case $v in
+    AMPIO_TEST_* | AMPIO_LIB | AMPIO_MPIEXEC) ;;
+    AMPIO_*) unset "$v" ;;
+    esac
+done
+export AMPIO_CONFIG="$work/no-such.conf" XDG_CONFIG_HOME="$work/xdg"
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# probe WHAT [VAR=VALUE...] -- WORD...: cfg_probe with these variables set.
+probe() {
+    local what=$1
+    shift
+    local vars=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        vars+=("$1")
+        shift
+    done
+    shift
+    local dir
+    dir=$(mktemp -d "$work/probe.XXXXXX")
+    if ! env "${vars[@]}" timeout -k 5 "$limit" "$AMPIO_TEST_AMPIORUN" -n "$np" "$probe_prog" \
+        "$dir" "$@" >"$work/probe.log" 2>&1; then
+        cat "$work/probe.log" >&2
+        fail "$what (${vars[*]} $*)"
+    fi
+    last_dir=$dir
+}
+
+# info [VAR=VALUE...] -- [KEY=VALUE...]: runs ampio-info into $work/info.out, its exit in $info_rc.
+info() {
+    local vars=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        vars+=("$1")
+        shift
+    done
+    shift
+    env "${vars[@]}" timeout -k 5 "$limit" "$AMPIO_TEST_MPIEXEC" -n 1 "$info_prog" "$@" \
+        >"$work/info.out" 2>"$work/info.err"
+    info_rc=$?
+}
+
+# shows KEY VALUE SOURCE: the last ampio-info printed this line.
+shows() {
+    local key=$1 value=$2 source=$3
+    if ! grep -Eq "^$key +$value +$source( |$)" "$work/info.out"; then
+        fail "ampio-info: expected $key = $value from $source, got: $(grep -E "^$key " "$work/info.out")"
+    fi
+}
+
+precedence() {
+    cat >"$work/ampio.conf" <<'EOF'
+# a config file as people write them
+cb_buffer_size = 2M
+   romio_ds_write=disable   # spaces and a comment
+ampio_fcoll = static_seg
+
+cb_nodes = 1
+ind_rd_buffer_size = 1M
+EOF
+    local conf="AMPIO_CONFIG=$work/ampio.conf"
+    local env3=("AMPIO_CB_BUFFER_SIZE=3M" "AMPIO_FCOLL=dynamic_seg")
+    local over="AMPIO_HINTS=cb_buffer_size=6M; ampio_fcoll=two_phase"
+
+    probe "defaults" -- expect:cb_buffer_size=16777216 expect:romio_ds_write=automatic \
+        expect:ampio_fcoll=auto expect:cb_nodes=0 expect:ind_rd_buffer_size=4194304
+    probe "config file over defaults" "$conf" -- expect:cb_buffer_size=2097152 \
+        expect:romio_ds_write=disable expect:ampio_fcoll=static_seg expect:cb_nodes=1 \
+        expect:ind_rd_buffer_size=1048576 expect:romio_ds_read=automatic
+    probe "environment over config file" "$conf" "${env3[@]}" -- \
+        expect:cb_buffer_size=3145728 expect:ampio_fcoll=dynamic_seg \
+        expect:romio_ds_write=disable expect:cb_nodes=1
+    probe "hints over environment" "$conf" "${env3[@]}" -- hint:cb_buffer_size=5M \
+        hint:romio_ds_write=enable expect:cb_buffer_size=5242880 expect:romio_ds_write=enable \
+        expect:ampio_fcoll=dynamic_seg expect:cb_nodes=1
+    probe "AMPIO_HINTS over hints" "$conf" "${env3[@]}" "$over" -- hint:cb_buffer_size=5M \
+        hint:romio_ds_write=enable hint:ampio_fcoll=individual expect:cb_buffer_size=6291456 \
+        expect:romio_ds_write=enable expect:ampio_fcoll=two_phase expect:cb_nodes=1
+    probe "a config file that does not exist is no error" \
+        "AMPIO_CONFIG=$work/missing.conf" -- expect:cb_buffer_size=16777216
+    probe "the user's config file" "AMPIO_CONFIG=" "XDG_CONFIG_HOME=$work/xdg" -- \
+        expect:cb_buffer_size=16777216
+    mkdir -p "$work/xdg/ampio"
+    cp "$work/ampio.conf" "$work/xdg/ampio/ampio.conf"
+    probe "the user's config file" "AMPIO_CONFIG=" "XDG_CONFIG_HOME=$work/xdg" -- \
+        expect:cb_buffer_size=2097152 expect:ampio_fcoll=static_seg
+
+    info --
+    [ "$info_rc" -eq 0 ] || fail "ampio-info exited $info_rc"
+    shows cb_buffer_size 16M default
+    shows ampio_fcoll auto default
+    grep -q "^config file: none" "$work/info.out" || fail "ampio-info does not say no config file"
+    info "$conf" --
+    shows cb_buffer_size 2M "config file"
+    shows romio_ds_write disable "config file"
+    shows romio_ds_read automatic default
+    grep -qF "config file: $work/ampio.conf" "$work/info.out" ||
+        fail "ampio-info does not name the config file"
+    info "$conf" "${env3[@]}" --
+    shows cb_buffer_size 3M environment
+    shows ampio_fcoll dynamic_seg environment
+    shows cb_nodes 1 "config file"
+    info "$conf" "${env3[@]}" -- cb_buffer_size=5M romio_ds_write=enable
+    shows cb_buffer_size 5M hint
+    shows romio_ds_write enable hint
+    shows ampio_fcoll dynamic_seg environment
+    info "$conf" "${env3[@]}" "$over" -- cb_buffer_size=5M romio_ds_write=enable
+    shows cb_buffer_size 6M AMPIO_HINTS
+    shows ampio_fcoll two_phase AMPIO_HINTS
+    shows romio_ds_write enable hint
+    shows cb_nodes 1 "config file"
+    shows ind_rd_buffer_size 1M "config file"
+}
+
+units() {
+    probe "sizes with units" -- hint:cb_buffer_size=4M hint:ind_rd_buffer_size=512K \
+        hint:ind_wr_buffer_size=64KiB hint:striping_unit=1GiB expect:cb_buffer_size=4194304 \
+        expect:ind_rd_buffer_size=524288 expect:ind_wr_buffer_size=65536 \
+        expect:striping_unit=1073741824
+    probe "more units" -- hint:cb_buffer_size=2mb hint:ind_rd_buffer_size=8192 \
+        hint:ind_wr_buffer_size=3k hint:striping_unit=1T expect:cb_buffer_size=2097152 \
+        expect:ind_rd_buffer_size=8192 expect:ind_wr_buffer_size=3072 \
+        expect:striping_unit=1099511627776
+    probe "units in the environment" AMPIO_CB_BUFFER_SIZE=1G AMPIO_IND_WR_BUFFER_SIZE=1MiB -- \
+        expect:cb_buffer_size=1073741824 expect:ind_wr_buffer_size=1048576
+    printf 'cb_buffer_size = 256KiB\n' >"$work/units.conf"
+    probe "units in the config file" "AMPIO_CONFIG=$work/units.conf" -- \
+        expect:cb_buffer_size=262144
+    probe "booleans and choices in any case" -- hint:collective_buffering=no \
+        hint:ampio_explain=off hint:romio_ds_write=ENABLE hint:ampio_fcoll=Two_Phase \
+        expect:collective_buffering=false expect:ampio_explain=false \
+        expect:romio_ds_write=enable expect:ampio_fcoll=two_phase
+    probe "booleans" -- hint:collective_buffering=0 hint:ampio_explain=false \
+        expect:collective_buffering=false
+    # file_perm is octal and sets the mode of the file created
+    probe "file_perm" -- hint:file_perm=0640 expect:file_perm=0640
+    local mode
+    mode=$(stat -c %a "$last_dir/probe.dat" 2>/dev/null)
+    [ "$mode" = 640 ] || fail "file_perm=0640 created a file of mode $mode"
+    info -- cb_buffer_size=4M ind_wr_buffer_size=64KiB
+    shows cb_buffer_size 4M hint
+    shows ind_wr_buffer_size 64KiB hint
+}
+
+bad() {
+    local key value
+    # (tests/errors/err_open.c tries many more bad hints)
+    for kv in cb_buffer_size=abc cb_buffer_size=1k cb_buffer_size=2T cb_nodes=1.5; do
+        key=${kv%%=*}
+        probe "bad hint $kv" -- "hint:$kv" "fail:$key"
+    done
+    for kv in cb_buffer_size=4X romio_ds_write=yes file_perm=99999; do
+        key=${kv%%=*}
+        info -- "$kv"
+        [ "$info_rc" -eq 1 ] || fail "ampio-info $kv exited $info_rc, expected 1"
+        grep -q "$key" "$work/info.err" || fail "ampio-info $kv: the message does not name $key"
+    done
+    probe "bad variable" AMPIO_CB_BUFFER_SIZE=lots -- fail:cb_buffer_size fail:environment
+    probe "bad variable" AMPIO_FCOLL=best -- fail:ampio_fcoll
+    info AMPIO_CB_BUFFER_SIZE=lots --
+    [ "$info_rc" -eq 1 ] || fail "ampio-info with AMPIO_CB_BUFFER_SIZE=lots exited $info_rc"
+    grep -q cb_buffer_size "$work/info.err" || fail "ampio-info does not name cb_buffer_size"
+    printf 'romio_cb_write = perhaps\n' >"$work/bad.conf"
+    probe "bad config file value" "AMPIO_CONFIG=$work/bad.conf" -- fail:romio_cb_write \
+        "fail:config file"
+    probe "AMPIO_HINTS with an unknown key" "AMPIO_HINTS=no_such_key=1" -- fail:no_such_key
+    probe "AMPIO_HINTS without =" "AMPIO_HINTS=cb_buffer_size" -- fail:cb_buffer_size
+    probe "AMPIO_HINTS with a bad value" "AMPIO_HINTS=cb_nodes=1;ampio_fcoll=best" -- \
+        fail:ampio_fcoll
+    # a bad value on one rank fails the open everywhere, naming it
+    if [ "$np" -gt 1 ]; then
+        probe "bad hint on the last rank" -- "@$((np - 1)):hint:cb_buffer_size=abc" \
+            fail:cb_buffer_size
+    fi
+    probe "bad value in set_info" -- set:cb_buffer_size=xyz setfail:cb_buffer_size \
+        expect:cb_buffer_size=16777216
+}
+
+setinfo() {
+    probe "set_info changes a value" -- hint:cb_buffer_size=1M set:cb_buffer_size=2M \
+        expect:cb_buffer_size=2097152
+    probe "set_info changes a choice" -- set:romio_ds_write=disable set:ampio_fcoll=two_phase \
+        expect:romio_ds_write=disable expect:ampio_fcoll=two_phase
+    probe "set_info keeps what it does not name" -- hint:cb_buffer_size=1M \
+        set:romio_ds_write=enable expect:cb_buffer_size=1048576 expect:romio_ds_write=enable
+    probe "AMPIO_HINTS wins over set_info" "AMPIO_HINTS=cb_buffer_size=6M" -- \
+        set:cb_buffer_size=2M expect:cb_buffer_size=6291456
+    probe "set_info over the environment" AMPIO_CB_BUFFER_SIZE=3M -- set:cb_buffer_size=2M \
+        expect:cb_buffer_size=2097152
+    probe "set_info with foreign hints" -- set:some_other_library=on \
+        expect:cb_buffer_size=16777216 absent:some_other_library
+    probe "set_info then a collective write" -- set:ampio_fcoll=static_seg write \
+        expect:ampio_fcoll=static_seg
+}
+
+collective() {
+    local n=$((np < 2 ? np : 2))
+    probe "nothing written yet" -- absent:ampio_aggregators expect:cb_nodes=0
+    # segmentation serves groups whose data do not interleave: one block per rank
+    for alg in two_phase dynamic_seg static_seg; do
+        probe "write with $alg on $n aggregators" -- hint:ampio_fcoll=$alg hint:cb_nodes=$n \
+            write-blocks expect:ampio_fcoll=$alg expect:cb_nodes=$n items:ampio_aggregators=$n
+    done
+    probe "interleaved write with two_phase on $n aggregators" -- hint:ampio_fcoll=two_phase \
+        hint:cb_nodes=$n write expect:ampio_fcoll=two_phase expect:cb_nodes=$n \
+        items:ampio_aggregators=$n
+    probe "ampio_num_aggregators" -- hint:ampio_fcoll=two_phase hint:ampio_num_aggregators=1 \
+        write expect:cb_nodes=1 items:ampio_aggregators=1
+    probe "cb_nodes from the environment" AMPIO_CB_NODES=1 AMPIO_FCOLL=two_phase -- write \
+        expect:cb_nodes=1 items:ampio_aggregators=1 expect:ampio_fcoll=two_phase
+    probe "individual" -- hint:ampio_fcoll=individual write expect:ampio_fcoll=individual
+    probe "automatic choice" -- write present:ampio_aggregators present:ampio_fcoll present:cb_nodes
+}
+
+case "$scenario" in
+precedence | units | bad | setinfo | collective) "$scenario" ;;
+*)
+    echo "cfg_run.sh: unknown scenario $scenario" >&2
+    exit 2
+    ;;
+esac
+if [ $failures -gt 0 ]; then
+    echo "cfg_run.sh $scenario on $np ranks: $failures failure(s)" >&2
+    exit 1
+fi
+exit 0
