@@ -344,17 +344,9 @@ int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
     make_blocks();
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } parts[] = {{"rdonly", read_only}, {"sequential", sequential}, {"offsets", offsets_and_counts},
-                 {"types", datatypes},  {"datarep", datareps},      {"handles", handles}};
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        int chosen = argc <= 2;
-        for (int a = 2; a < argc; a++)
-            chosen |= strcmp(argv[a], parts[i].name) == 0;
-        if (chosen)
-            parts[i].run();
-    }
+    static const errtest_part_t parts[] = {
+        {"rdonly", read_only}, {"sequential", sequential}, {"offsets", offsets_and_counts},
+        {"types", datatypes},  {"datarep", datareps},      {"handles", handles}};
+    errtest_run_parts(argc, argv, parts, sizeof(parts) / sizeof(parts[0]));
     return amptest_finish();
 }

@@ -281,18 +281,9 @@ int main(int argc, char **argv)
                     "open"))
         return amptest_finish();
     reset_regions();
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } parts[] = {
+    static const errtest_part_t parts[] = {
         {"access", accesses}, {"view", views}, {"size", sizes_and_flags}, {"hints", hints}};
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        int chosen = argc <= 2;
-        for (int a = 2; a < argc; a++)
-            chosen |= strcmp(argv[a], parts[i].name) == 0;
-        if (chosen)
-            parts[i].run();
-    }
+    errtest_run_parts(argc, argv, parts, sizeof(parts) / sizeof(parts[0]));
     amptest_ok(MPI_File_close(&fh), "close");
     return amptest_finish();
 }

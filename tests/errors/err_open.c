@@ -358,19 +358,10 @@ int main(int argc, char **argv)
     size_t n = strlen(dir);
     if (n > 1 && dir[n - 1] == '/')
         dir[n - 1] = '\0';
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } parts[] = {{"amode", access_modes},  {"exist", missing_and_existing}, {"names", bad_names},
-                 {"longpath", long_paths}, {"perm", permissions},           {"inuse", in_use},
-                 {"hints", hints}};
-    /* arguments after the directory choose parts; none runs them all */
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        int chosen = argc <= 2;
-        for (int a = 2; a < argc; a++)
-            chosen |= strcmp(argv[a], parts[i].name) == 0;
-        if (chosen)
-            parts[i].run();
-    }
+    static const errtest_part_t parts[] = {{"amode", access_modes}, {"exist", missing_and_existing},
+                                           {"names", bad_names},    {"longpath", long_paths},
+                                           {"perm", permissions},   {"inuse", in_use},
+                                           {"hints", hints}};
+    errtest_run_parts(argc, argv, parts, sizeof(parts) / sizeof(parts[0]));
     return amptest_finish();
 }

@@ -77,4 +77,22 @@ static inline int errtest_file_is(const char *path, int seed, size_t len, const 
     return amptest_check(ok, "%s: %s does not hold its %zu bytes (read %zd)", what, path, len, n);
 }
 
+/* One part of a test program, run when named on the command line (or when none is named). */
+typedef struct {
+    const char *name;
+    void (*run)(void);
+} errtest_part_t;
+
+/* Runs the parts named in argv[2..] (argv[1] is the output directory), or all of them. */
+static inline void errtest_run_parts(int argc, char **argv, const errtest_part_t *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int chosen = argc <= 2;
+        for (int a = 2; a < argc; a++)
+            chosen |= strcmp(argv[a], parts[i].name) == 0;
+        if (chosen)
+            parts[i].run();
+    }
+}
+
 #endif
