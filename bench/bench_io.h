@@ -1,0 +1,71 @@
+/* ampio-bench-io: access patterns of well-known MPI-IO benchmarks, each described twice: as the
+ * MPI datatypes and calls an application would use, and as a plain list of the file byte ranges
+ * every rank accesses (the model the data are verified against). */
+#ifndef BENCH_IO_H
+#define BENCH_IO_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* One collective call of a rank: view (displacement, filetype) and the bytes at `at` in it. */
+typedef struct {
+    MPI_Offset disp;
+    MPI_Datatype ftype; /* MPI_BYTE: the default contiguous view */
+    MPI_Offset at;      /* offset in the view, in bytes (the etype is always MPI_BYTE) */
+    size_t buf_off;     /* where the call's data start in the rank's buffer */
+    size_t bytes;       /* bytes of this rank in the call, possibly 0 */
+} bench_call_t;
+
+typedef struct {
+    MPI_Offset off;
+    MPI_Offset len;
+} bench_run_t;
+
+typedef struct {
+    char params[256]; /* the pattern's parameters, for the report */
+    int ncalls;
+    bench_call_t *calls;
+    size_t nruns, cap;
+    bench_run_t *runs; /* file ranges of this rank, in buffer order */
+    size_t bytes;      /* this rank's bytes */
+    MPI_Offset file_size;
+    int ntypes;
+    MPI_Datatype types[8]; /* committed filetypes to free */
+} bench_plan_t;
+
+typedef struct {
+    int tiles_x, tiles_y, tile_x, tile_y, elem;   /* tile (mpi-tile-io) */
+    long ior_block, ior_transfer, ior_segments;   /* ior-seg (IOR -c, segmented blocks) */
+    long strided_transfer, strided_segments;      /* ior-strided (IOR -c, block = transfer) */
+    int coll_n;                                   /* collperf: local N^3 ints */
+    char bt_class;                                /* btio: S, W, A, B */
+    int bt_steps;                                 /* btio: collective writes (time steps) */
+    long lat_seg, lat_segs, lat_steps;            /* latency: segment size, per step, steps */
+    int flash_vars, flash_blocks, flash_block_sz; /* flash: variables, blocks/rank, bytes */
+} bench_params_t;
+
+/* Builds `plan` for the calling rank; returns NULL on success or why the pattern cannot run. */
+typedef const char *(*bench_pattern_fn)(const bench_params_t *p, MPI_Comm comm, bench_plan_t *plan);
+
+typedef struct {
+    const char *name;
+    bench_pattern_fn build;
+} bench_pattern_t;
+
+extern const bench_pattern_t bench_patterns[];
+extern const int bench_npatterns;
+
+void bench_plan_add_run(bench_plan_t *plan, MPI_Offset off, MPI_Offset len);
+bench_call_t *bench_plan_add_call(bench_plan_t *plan);
+MPI_Datatype bench_plan_keep_type(bench_plan_t *plan, MPI_Datatype t);
+void bench_plan_free(bench_plan_t *plan);
+
+/* The byte every correct file holds at `off` for data generation `seed`. */
+static inline unsigned char bench_byte(MPI_Offset off, unsigned seed)
+{
+    unsigned long long x = (unsigned long long)off * 0x9E3779B97F4A7C15ull;
+    x ^= (unsigned long long)seed * 0xD1B54A32D192ED03ull;
+    return (unsigned char)((x >> 56) ^ (x >> 29));
+}
+
+#endif
