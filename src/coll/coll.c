@@ -140,6 +140,21 @@ int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
 
 /* ---- choices ---- */
 
+/* Whether every rank's data lie in a file range of its own (in rank order). */
+static int amp_coll_disjoint(const amp_coll_call_t *c)
+{
+    MPI_Offset prev_hi = -1;
+    for (int r = 0; r < c->nprocs; r++) {
+        const amp_coll_rank_t *x = &c->ranks[r];
+        if (x->bytes == 0)
+            continue;
+        if (x->lo < prev_hi)
+            return 0;
+        prev_hi = x->hi;
+    }
+    return 1;
+}
+
 static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
 {
     int fcoll = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_FCOLL);
@@ -163,17 +178,7 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
      * in a range of the file of its own, the owners access it directly (sieving any holes
      * under a lock of their own range), which measured faster than any aggregation here for
      * every pattern of ampio-bench (docs/PERFORMANCE.md). */
-    int disjoint = 1;
-    MPI_Offset prev_hi = -1;
-    for (int r = 0; r < c->nprocs && disjoint; r++) {
-        const amp_coll_rank_t *x = &c->ranks[r];
-        if (x->bytes == 0)
-            continue;
-        if (x->lo < prev_hi)
-            disjoint = 0;
-        prev_hi = x->hi;
-    }
-    if (disjoint) {
+    if (amp_coll_disjoint(c)) {
         c->why = "every rank's data in a file range of its own: accessed by its owner";
         return AMP_FCOLL_INDIVIDUAL;
     }
@@ -329,7 +334,11 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
                     .pos = io->pos,
                     .nbytes = io->nbytes,
                     .mem = io->mem,
-                    .mdt = io->mdt};
+                    .mdt = io->mdt,
+                    /* every rank of the file is in this call: when the ranges are disjoint,
+                     * nobody else can touch this one, so neither sieving nor plain writes
+                     * need a byte-range lock */
+                    .lock_held = amp_coll_disjoint(c)};
     double t0 = MPI_Wtime();
     int rc = amp_xfer(&x, done);
     c->count.t_io += MPI_Wtime() - t0;

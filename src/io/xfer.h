@@ -11,7 +11,8 @@ typedef struct amp_xfer {
     MPI_Count nbytes; /* bytes to move */
     void *mem;        /* memory buffer and the layout of its items */
     const amp_dt_t *mdt;
-    int lock_held; /* the caller locked the whole range (atomic mode) */
+    int lock_held; /* no lock needed: the caller holds one over the whole range (atomic mode),
+                      or no other process can access the range meanwhile */
 } amp_xfer_t;
 
 /* Moves the data; `*done` is the number of bytes moved (less than asked only when a read
