@@ -43,8 +43,8 @@
       "bytes one process must write to saturate its path to storage (ampio-calibrate measures)")   \
     X(AMPIO_TOPOLOGY, "ampio_topology", STRING, "", 0, 0, NULL, COLL,                              \
       "process grid of the application, e.g. \"4x4\" or \"2x2x4\", for grouping aggregators")      \
-    X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0, "auto,shm,rma", COLL,                  \
-      "shared file pointer method")                                                                \
+    X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0,                                        \
+      "auto,shm,rma,lockedfile,addproc,individual", COLL, "shared file pointer method")            \
     X(AMPIO_RANKS_PER_NODE, "ampio_ranks_per_node", INT, "0", 0, 1 << 30, NULL, COLL,              \
       "ranks per node for aggregator placement (0: detect; set it to emulate several nodes)")      \
     X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, COLL,                                    \

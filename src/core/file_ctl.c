@@ -65,7 +65,10 @@ int amp_file_get_size(amp_file_t *f, MPI_Offset *size)
 
 int amp_file_sync(amp_file_t *f)
 {
-    int rc = amp_fs_sync(&f->fs);
+    int rc = amp_sfp_sync(f); /* deferred shared pointer writes reach the file first */
+    int frc = amp_fs_sync(&f->fs);
+    if (rc == MPI_SUCCESS)
+        rc = frc;
     return amp_agree(f->comm, rc);
 }
 
@@ -112,7 +115,7 @@ int amp_file_get_info(amp_file_t *f, MPI_Info *info)
     if (rc == MPI_SUCCESS)
         rc = amp_coll_info(f, *info);
     if (rc == MPI_SUCCESS && f->sfp)
-        rc = PMPI_Info_set(*info, "ampio_sharedfp_method", amp_sfp_method(f->sfp));
+        rc = PMPI_Info_set(*info, "ampio_sharedfp_method", amp_sfp_method(f));
     if (rc != MPI_SUCCESS)
         PMPI_Info_free(info);
     return rc;
@@ -147,14 +150,14 @@ static uint64_t amp_hash_text(const char *s, uint64_t h)
 int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, MPI_Info info)
 {
-    int rc = MPI_SUCCESS;
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
+    int rc = amp_sfp_sync(f); /* deferred shared pointer writes belong to the old view */
+    if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL)) {
             rc = amp_err(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened "
                                       "MPI_MODE_SEQUENTIAL");
         } else {
             MPI_Offset shared = 0;
-            rc = amp_sfp_get(f->sfp, &shared);
+            rc = amp_sfp_get(f, &shared);
             disp = amp_view_offset(&f->view, (MPI_Count)shared * f->view.esize);
         }
     }
@@ -181,7 +184,7 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     f->view = view;
     f->fp = 0;
     if (f->rank == 0)
-        rc = amp_sfp_set(f->sfp, 0);
+        rc = amp_sfp_set(f, 0);
     return amp_agree(f->comm, rc); /* also orders the reset before any later shared access */
 }
 
@@ -251,24 +254,26 @@ int amp_file_seek(amp_file_t *f, MPI_Offset offset, int whence)
 
 int amp_file_seek_shared(amp_file_t *f, MPI_Offset offset, int whence)
 {
-    int rc = amp_file_same(f, (uint64_t)offset * 4 + (uint64_t)whence, "MPI_File_seek_shared",
+    int rc = amp_sfp_sync(f); /* deferred shared pointer writes take their place first */
+    if (rc == MPI_SUCCESS)
+        rc = amp_file_same(f, (uint64_t)offset * 4 + (uint64_t)whence, "MPI_File_seek_shared",
                            "the offset or whence");
     if (rc != MPI_SUCCESS)
         return rc;
     if (f->rank == 0) {
         MPI_Offset current = 0, target = 0;
-        rc = amp_sfp_get(f->sfp, &current);
+        rc = amp_sfp_get(f, &current);
         if (rc == MPI_SUCCESS)
             rc = amp_file_seek_target(f, current, offset, whence, "MPI_File_seek_shared", &target);
         if (rc == MPI_SUCCESS)
-            rc = amp_sfp_set(f->sfp, target);
+            rc = amp_sfp_set(f, target);
     }
     return amp_agree(f->comm, rc);
 }
 
 int amp_file_get_position_shared(amp_file_t *f, MPI_Offset *offset)
 {
-    return amp_sfp_get(f->sfp, offset);
+    return amp_sfp_get(f, offset);
 }
 
 int amp_file_get_byte_offset(amp_file_t *f, MPI_Offset offset, MPI_Offset *disp)

@@ -114,7 +114,7 @@ static int amp_file_append_start(amp_file_t *f)
         return rc;
     f->fp = eof;
     if (f->rank == 0)
-        rc = amp_sfp_set(f->sfp, eof);
+        rc = amp_sfp_set(f, eof);
     return rc;
 }
 
@@ -185,14 +185,14 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         rc = amp_view_default(&f->view);
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
-        rc = amp_sfp_create(f->comm, (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), &f->sfp);
+        rc = amp_sfp_open(f);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
         rc = amp_agree(f->comm, amp_file_append_start(f));
     if (rc == MPI_SUCCESS)
         rc = amp_handle_add(f);
     if (rc != MPI_SUCCESS) {
         if (f->sfp)
-            amp_sfp_free(&f->sfp);
+            amp_sfp_close(f);
         amp_file_destroy(f);
         return rc;
     }
@@ -206,8 +206,10 @@ int amp_file_close(amp_file_t *f)
 {
     amp_coll_stats_report(f);
     amp_handle_remove(f);
+    int src = amp_sfp_close(f); /* may still write deferred data into the file */
     int rc = amp_fs_close(&f->fs);
-    amp_sfp_free(&f->sfp);
+    if (rc == MPI_SUCCESS)
+        rc = src;
     rc = amp_agree(f->comm, rc);
     if ((f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0 && unlink(f->path) != 0 &&
         errno != ENOENT && rc == MPI_SUCCESS)
@@ -223,9 +225,7 @@ void amp_file_reap(amp_file_t *f)
     amp_handle_remove(f);
     if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->rank == 0)
         unlink(f->path);
-    /* the shared pointer window is collective to free: MPI_Finalize reclaims it */
-    free(f->sfp);
-    f->sfp = NULL;
+    amp_sfp_reap(f); /* windows are collective to free: MPI_Finalize reclaims them */
     amp_file_destroy(f);
 }
 
@@ -245,6 +245,7 @@ int amp_file_delete(const char *path, MPI_Info info)
     struct stat st;
     if (stat(name, &st) == 0 && amp_handle_find(amp_file_same_inode, &st))
         return amp_err(MPI_ERR_FILE_IN_USE, "\"%s\" is open in this process", name);
+    amp_sfp_delete_side_files(name);
     if (unlink(name) != 0)
         return amp_err_errno(errno, "cannot delete \"%s\"", name);
     return MPI_SUCCESS;

@@ -126,7 +126,7 @@ static int amp_access_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
         return rc;
     int last = f->nprocs - 1, err = MPI_SUCCESS;
     if (f->rank == last)
-        err = amp_sfp_fetch_add(f->sfp, upto, &base);
+        err = amp_sfp_fetch_add_collective(f, upto, &base);
     rc = PMPI_Bcast(&base, 1, MPI_OFFSET, last, f->comm);
     *start = base + upto - mine;
     return err != MPI_SUCCESS ? err : rc;
@@ -151,6 +151,13 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
         rc = amp_access_size(f, a, mdt, &bytes, &item);
     MPI_Count esize = f->view.esize;
     MPI_Offset etypes = rc == MPI_SUCCESS ? (MPI_Offset)(bytes / esize) : 0, start = 0;
+    int deferred = 0; /* a shared pointer component took the data to place it later */
+    if (a->collective) {
+        /* deferred shared pointer writes become part of the file first */
+        int src = amp_sfp_sync(f);
+        if (rc == MPI_SUCCESS)
+            rc = src;
+    }
 
     switch (a->where) {
     case AMP_AT:
@@ -162,8 +169,10 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
         pthread_mutex_unlock(&f->lock);
         break;
     case AMP_SHARED:
-        if (rc == MPI_SUCCESS)
-            rc = amp_sfp_fetch_add(f->sfp, etypes, &start);
+        if (rc == MPI_SUCCESS && a->write)
+            rc = amp_sfp_write_deferred(f, a->buf, a->count, a->type, mdt, bytes, &deferred);
+        if (rc == MPI_SUCCESS && !deferred)
+            rc = amp_sfp_fetch_add(f, etypes, &start);
         break;
     case AMP_ORDERED: {
         int orc = amp_access_ordered(f, etypes, &start);
@@ -174,7 +183,9 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     }
 
     int collective = a->collective; /* ordered accesses too: their positions are known now */
-    if (collective || rc == MPI_SUCCESS) {
+    if (deferred)
+        done = bytes;
+    else if (collective || rc == MPI_SUCCESS) {
         int mrc =
             amp_access_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
                             collective, rc != MPI_SUCCESS, &done);

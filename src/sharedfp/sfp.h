@@ -1,29 +1,73 @@
-/* Shared file pointers. The pointer (in etypes) lives in memory that every rank can update
- * atomically: a shared-memory window when all ranks share a node, else an MPI-3 RMA window
- * advanced with MPI_Fetch_and_op. Neither needs file locks nor leaves files behind. */
+/* Shared file pointers: a table of components, chosen per file by the hint ampio_sharedfp.
+ *
+ *   shm         the pointer in a shared-memory window, updated with atomic instructions
+ *   rma         the pointer in an MPI-3 RMA window at rank 0, updated with MPI_Fetch_and_op
+ *   lockedfile  the pointer in a side file next to the file, updated under fcntl locks
+ *   addproc     a service thread in rank 0 owns the pointer (needs MPI_THREAD_MULTIPLE)
+ *   individual  each rank appends its write_shared data to its own side files; the records
+ *               are merged into the file in timestamp order at collective points
+ *   auto        shm when all ranks share a node, else rma; lockedfile if no window can be made
+ *
+ * What is created when. Every component is chosen at MPI_File_open, because the choice must be
+ * the same on every rank and write_shared, read_shared and get_position_shared are independent:
+ * a first independent call cannot create anything collective (a window, a communicator, a
+ * service thread another rank must reach) without hanging. So the collective part of a
+ * component is made at open (one window, or a communicator and a thread) and everything that a
+ * rank can make alone is made on first use: side files (lockedfile, individual) appear only
+ * when a shared pointer is first moved, and files that never use one leave nothing behind. The
+ * lockedfile component needs nothing collective at all: open only agrees on a unique name. */
 #ifndef AMP_SFP_H
 #define AMP_SFP_H
 
 #include <mpi.h>
 
-typedef struct amp_sfp amp_sfp_t;
+#include "core/file.h"
+#include "dtype/dt.h"
 
-enum { AMP_SFP_AUTO = 0, AMP_SFP_SHM = 1, AMP_SFP_RMA = 2 };
+/* Indices of the hint's choices "auto,shm,rma,lockedfile,addproc,individual". */
+enum {
+    AMP_SFP_AUTO = 0,
+    AMP_SFP_SHM = 1,
+    AMP_SFP_RMA = 2,
+    AMP_SFP_LOCKEDFILE = 3,
+    AMP_SFP_ADDPROC = 4,
+    AMP_SFP_INDIVIDUAL = 5,
+};
 
-/* Collective over `comm`; the pointer starts at 0. */
-int amp_sfp_create(MPI_Comm comm, int method, amp_sfp_t **out);
+/* Collective at open: chooses and creates the component; the pointer starts at 0. */
+int amp_sfp_open(amp_file_t *f);
 
-/* Collective. */
-void amp_sfp_free(amp_sfp_t **sfp);
+/* Collective at close: merges deferred data, frees the component, removes side files. */
+int amp_sfp_close(amp_file_t *f);
 
-/* Atomically adds `delta` and returns the value before. Independent. */
-int amp_sfp_fetch_add(amp_sfp_t *sfp, MPI_Offset delta, MPI_Offset *before);
+/* Local: releases what this process holds of a file never closed (at MPI_Finalize). */
+void amp_sfp_reap(amp_file_t *f);
 
-/* Reads or replaces the value. Independent. */
-int amp_sfp_get(amp_sfp_t *sfp, MPI_Offset *value);
-int amp_sfp_set(amp_sfp_t *sfp, MPI_Offset value);
+/* Atomically adds `delta` etypes and returns the value before. Independent. */
+int amp_sfp_fetch_add(amp_file_t *f, MPI_Offset delta, MPI_Offset *before);
 
-/* "shm" or "rma". */
-const char *amp_sfp_method(const amp_sfp_t *sfp);
+/* The same inside a collective call that began with amp_sfp_sync (ordered accesses): nothing
+ * deferred precedes it, so a deferring component needs no note of the range. */
+int amp_sfp_fetch_add_collective(amp_file_t *f, MPI_Offset delta, MPI_Offset *before);
+
+/* Reads the value (independent) or replaces it (one rank, inside a collective call). */
+int amp_sfp_get(amp_file_t *f, MPI_Offset *value);
+int amp_sfp_set(amp_file_t *f, MPI_Offset value);
+
+/* Collective: makes deferred shared-pointer writes part of the file. Every collective routine
+ * that depends on the file's contents or the pointer calls it first. */
+int amp_sfp_sync(amp_file_t *f);
+
+/* write_shared for a component that defers the data: stores `bytes` of file data from
+ * buf/count/type and advances the pointer. `*deferred` is 0 when the component writes in
+ * place, and then nothing was done. Independent. */
+int amp_sfp_write_deferred(amp_file_t *f, const void *buf, MPI_Count count, MPI_Datatype type,
+                           amp_dt_t *mdt, MPI_Count bytes, int *deferred);
+
+/* The component's name, as reported by MPI_File_get_info ("ampio_sharedfp_method"). */
+const char *amp_sfp_method(const amp_file_t *f);
+
+/* Removes side files left next to `path` (MPI_File_delete). Local; never fails. */
+void amp_sfp_delete_side_files(const char *path);
 
 #endif

@@ -1,0 +1,163 @@
+/* Shared file pointers: choosing the component of a file and dispatching to it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "sharedfp/sfp.h"
+#include "sharedfp/sfp_impl.h"
+
+static const amp_sfp_ops_t *amp_sfp_named[] = {
+    [AMP_SFP_SHM] = &amp_sfp_shm_ops,
+    [AMP_SFP_RMA] = &amp_sfp_rma_ops,
+    [AMP_SFP_LOCKEDFILE] = &amp_sfp_lockedfile_ops,
+    [AMP_SFP_ADDPROC] = &amp_sfp_addproc_ops,
+    [AMP_SFP_INDIVIDUAL] = &amp_sfp_individual_ops,
+};
+
+/* Creates `ops` and agrees on the outcome; a rank that succeeded alone undoes it locally. */
+static int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
+{
+    s->ops = ops;
+    int rc = ops->create(s), ok = rc == MPI_SUCCESS, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
+    if (ok && !all)
+        ops->destroy(s, 0);
+    return all ? MPI_SUCCESS : (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER);
+}
+
+int amp_sfp_create_window(amp_sfp_t *s, const amp_sfp_ops_t **chosen)
+{
+    MPI_Comm node;
+    int node_size = 0, local = 0, all_local = 0;
+    if (PMPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_size(node, &node_size);
+        PMPI_Comm_free(&node);
+        local = node_size == s->nprocs;
+    }
+    PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, s->comm);
+    int rc = MPI_ERR_OTHER;
+    if (all_local && (rc = amp_sfp_try(s, &amp_sfp_shm_ops)) == MPI_SUCCESS) {
+        *chosen = &amp_sfp_shm_ops;
+        return rc;
+    }
+    if ((rc = amp_sfp_try(s, &amp_sfp_rma_ops)) == MPI_SUCCESS)
+        *chosen = &amp_sfp_rma_ops;
+    return rc;
+}
+
+/* A name no other open of any process shares, agreed by every rank. */
+static int amp_sfp_token(amp_sfp_t *s)
+{
+    static unsigned long opens;
+    if (s->rank == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long n = __atomic_fetch_add(&opens, 1, __ATOMIC_RELAXED);
+        snprintf(s->token, sizeof(s->token), "%lx-%lx-%lx", (unsigned long)getpid(), n,
+                 (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20));
+    }
+    return PMPI_Bcast(s->token, (int)sizeof(s->token), MPI_CHAR, 0, s->comm);
+}
+
+int amp_sfp_open(amp_file_t *f)
+{
+    amp_sfp_t *s = calloc(1, sizeof(*s));
+    int ok = s != NULL, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, f->comm);
+    if (!all) {
+        free(s);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer");
+    }
+    s->f = f;
+    s->comm = f->comm;
+    s->rank = f->rank;
+    s->nprocs = f->nprocs;
+    int method = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), rc = MPI_ERR_OTHER;
+    if (method == AMP_SFP_LOCKEDFILE || method == AMP_SFP_INDIVIDUAL)
+        if ((rc = amp_sfp_token(s)) != MPI_SUCCESS)
+            method = AMP_SFP_AUTO;
+    /* a component that cannot serve this file (addproc without MPI_THREAD_MULTIPLE, shm across
+     * nodes) gives way to the automatic choice rather than failing the open */
+    if (method != AMP_SFP_AUTO)
+        rc = amp_sfp_try(s, amp_sfp_named[method]);
+    if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
+        const amp_sfp_ops_t *chosen = NULL;
+        rc = amp_sfp_create_window(s, &chosen);
+        s->ops = chosen;
+        if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s)) == MPI_SUCCESS)
+            rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(s);
+        return amp_err(amp_err_class(rc), "cannot create a shared file pointer for \"%s\"",
+                       f->path);
+    }
+    f->sfp = s;
+    return MPI_SUCCESS;
+}
+
+int amp_sfp_close(amp_file_t *f)
+{
+    amp_sfp_t *s = f->sfp;
+    if (!s)
+        return MPI_SUCCESS;
+    int rc = amp_sfp_sync(f);
+    s->ops->destroy(s, 1);
+    free(s);
+    f->sfp = NULL;
+    return rc;
+}
+
+void amp_sfp_reap(amp_file_t *f)
+{
+    amp_sfp_t *s = f->sfp;
+    if (!s)
+        return;
+    s->ops->destroy(s, 0);
+    free(s);
+    f->sfp = NULL;
+}
+
+int amp_sfp_fetch_add(amp_file_t *f, MPI_Offset delta, MPI_Offset *before)
+{
+    return f->sfp->ops->fetch_add(f->sfp, delta, before);
+}
+
+int amp_sfp_fetch_add_collective(amp_file_t *f, MPI_Offset delta, MPI_Offset *before)
+{
+    const amp_sfp_ops_t *ops = f->sfp->ops;
+    return (ops->fetch_add_collective ? ops->fetch_add_collective : ops->fetch_add)(f->sfp, delta,
+                                                                                    before);
+}
+
+int amp_sfp_get(amp_file_t *f, MPI_Offset *value)
+{
+    return f->sfp->ops->get(f->sfp, value);
+}
+
+int amp_sfp_set(amp_file_t *f, MPI_Offset value)
+{
+    return f->sfp->ops->set(f->sfp, value);
+}
+
+int amp_sfp_sync(amp_file_t *f)
+{
+    amp_sfp_t *s = f->sfp;
+    return s && s->ops->sync ? s->ops->sync(s) : MPI_SUCCESS;
+}
+
+int amp_sfp_write_deferred(amp_file_t *f, const void *buf, MPI_Count count, MPI_Datatype type,
+                           amp_dt_t *mdt, MPI_Count bytes, int *deferred)
+{
+    amp_sfp_t *s = f->sfp;
+    *deferred = s->ops->write != NULL;
+    return *deferred ? s->ops->write(s, buf, count, type, mdt, bytes) : MPI_SUCCESS;
+}
+
+const char *amp_sfp_method(const amp_file_t *f)
+{
+    return f->sfp ? f->sfp->ops->name : "none";
+}

@@ -1,0 +1,53 @@
+/* The interface between the shared file pointer dispatcher and its components. */
+#ifndef AMP_SFP_IMPL_H
+#define AMP_SFP_IMPL_H
+
+#include <mpi.h>
+
+#include "core/file.h"
+#include "dtype/dt.h"
+
+typedef struct amp_sfp amp_sfp_t;
+
+typedef struct amp_sfp_ops {
+    const char *name;
+    /* Collective; returns an error (the same on every rank) when the component cannot serve
+     * this file, so that the dispatcher can fall back. */
+    int (*create)(amp_sfp_t *s);
+    /* Collective when `collective`, else local cleanup only (the process is finalizing). */
+    void (*destroy)(amp_sfp_t *s, int collective);
+    int (*fetch_add)(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
+    /* Optional: fetch_add right after a merge, in a collective call (default: fetch_add). */
+    int (*fetch_add_collective)(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
+    int (*get)(amp_sfp_t *s, MPI_Offset *value);
+    int (*set)(amp_sfp_t *s, MPI_Offset value);
+    /* Optional: deferred writes and their collective merge. */
+    int (*write)(amp_sfp_t *s, const void *buf, MPI_Count count, MPI_Datatype type, amp_dt_t *mdt,
+                 MPI_Count bytes);
+    int (*sync)(amp_sfp_t *s);
+} amp_sfp_ops_t;
+
+struct amp_sfp {
+    const amp_sfp_ops_t *ops;
+    amp_file_t *f;
+    MPI_Comm comm; /* the file's communicator */
+    int rank, nprocs;
+    char token[40]; /* unique per open file, the same on every rank: names side files */
+    void *state;    /* the component's own */
+};
+
+extern const amp_sfp_ops_t amp_sfp_shm_ops, amp_sfp_rma_ops, amp_sfp_lockedfile_ops,
+    amp_sfp_addproc_ops, amp_sfp_individual_ops;
+
+/* Creates the component for which every rank is fit to serve the file as the pointer
+ * keeper of a deferring component: shm when all ranks share a node, else rma. Collective. */
+int amp_sfp_create_window(amp_sfp_t *s, const amp_sfp_ops_t **chosen);
+
+/* Side files: "<dir>/.<name>.ampio-sfp-<token><suffix>", mode 0600, never through a link.
+ * NEW creates the file, SHARE also opens one of this user that another rank created, EXISTING
+ * only opens (and leaves `*fd` at -1 when there is none). */
+enum { AMP_SFP_SIDE_NEW, AMP_SFP_SIDE_SHARE, AMP_SFP_SIDE_EXISTING };
+int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name);
+int amp_sfp_side_open(const char *name, int how, int *fd);
+
+#endif

@@ -1,0 +1,120 @@
+/* The "lockedfile" component, as ROMIO does it: the pointer is 8 bytes in a side file next to
+ * the file, read and rewritten under an fcntl write lock. Nothing collective is needed, so the
+ * side file is created by whichever rank first moves the pointer; until then the pointer is 0.
+ * fcntl locks exclude processes, not threads: a mutex serialises the threads of one process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "sharedfp/sfp_impl.h"
+
+typedef struct {
+    char *name;
+    int fd; /* -1 until the side file is used */
+    pthread_mutex_t mutex;
+} amp_sfp_locked_t;
+
+static int amp_sfp_locked_create(amp_sfp_t *s)
+{
+    amp_sfp_locked_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    int rc = amp_sfp_side_name(s, ".ptr", &m->name);
+    if (rc != MPI_SUCCESS) {
+        free(m);
+        return rc;
+    }
+    m->fd = -1;
+    pthread_mutex_init(&m->mutex, NULL);
+    s->state = m;
+    return MPI_SUCCESS;
+}
+
+static void amp_sfp_locked_destroy(amp_sfp_t *s, int collective)
+{
+    amp_sfp_locked_t *m = s->state;
+    if (!m)
+        return;
+    if (m->fd >= 0)
+        close(m->fd);
+    if (collective)
+        PMPI_Barrier(s->comm); /* nobody uses the side file any more */
+    if (s->rank == 0)
+        unlink(m->name);
+    pthread_mutex_destroy(&m->mutex);
+    free(m->name);
+    free(m);
+    s->state = NULL;
+}
+
+static int amp_sfp_locked_fcntl(int fd, short type)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 8};
+    while (fcntl(fd, F_SETLKW, &fl) != 0)
+        if (errno != EINTR)
+            return amp_err_errno(errno, "cannot lock the shared file pointer side file");
+    return MPI_SUCCESS;
+}
+
+/* Runs one read-modify-write: value' = replace ? arg : value + arg. `create` says whether a
+ * missing side file must be made (a pure read, or a write of 0, finds it unnecessary). */
+static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int create,
+                                 MPI_Offset *before)
+{
+    amp_sfp_locked_t *m = s->state;
+    pthread_mutex_lock(&m->mutex);
+    int rc = MPI_SUCCESS;
+    if (m->fd < 0)
+        rc =
+            amp_sfp_side_open(m->name, create ? AMP_SFP_SIDE_SHARE : AMP_SFP_SIDE_EXISTING, &m->fd);
+    *before = 0;
+    if (rc != MPI_SUCCESS || m->fd < 0) {
+        pthread_mutex_unlock(&m->mutex);
+        return rc;
+    }
+    rc = amp_sfp_locked_fcntl(m->fd, F_WRLCK);
+    if (rc == MPI_SUCCESS) {
+        MPI_Offset value = 0;
+        ssize_t got = pread(m->fd, &value, sizeof(value), 0);
+        if (got < 0)
+            rc = amp_err_errno(errno, "cannot read the shared file pointer side file");
+        else if (got < (ssize_t)sizeof(value))
+            value = 0; /* nobody wrote it yet */
+        *before = value;
+        MPI_Offset after = replace ? arg : value + arg;
+        if (rc == MPI_SUCCESS && after != value &&
+            pwrite(m->fd, &after, sizeof(after), 0) != (ssize_t)sizeof(after))
+            rc = amp_err_errno(errno, "cannot write the shared file pointer side file");
+        amp_sfp_locked_fcntl(m->fd, F_UNLCK);
+    }
+    pthread_mutex_unlock(&m->mutex);
+    return rc;
+}
+
+static int amp_sfp_locked_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
+{
+    return amp_sfp_locked_update(s, delta, 0, delta != 0, before);
+}
+
+static int amp_sfp_locked_get(amp_sfp_t *s, MPI_Offset *value)
+{
+    return amp_sfp_locked_update(s, 0, 0, 0, value);
+}
+
+static int amp_sfp_locked_set(amp_sfp_t *s, MPI_Offset value)
+{
+    MPI_Offset old;
+    return amp_sfp_locked_update(s, value, 1, value != 0, &old);
+}
+
+const amp_sfp_ops_t amp_sfp_lockedfile_ops = {
+    .name = "lockedfile",
+    .create = amp_sfp_locked_create,
+    .destroy = amp_sfp_locked_destroy,
+    .fetch_add = amp_sfp_locked_fetch_add,
+    .get = amp_sfp_locked_get,
+    .set = amp_sfp_locked_set,
+};
