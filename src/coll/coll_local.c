@@ -10,8 +10,7 @@
 
 MPI_Count amp_coll_bytes_before(const amp_coll_call_t *c, MPI_Offset off)
 {
-    MPI_Count s = amp_view_bytes_before(&c->f->view, off) - c->io->pos;
-    return s < 0 ? 0 : s > c->io->nbytes ? c->io->nbytes : s;
+    return amp_view_bytes_before_in(&c->f->view, off, c->io->pos, c->io->pos + c->io->nbytes);
 }
 
 int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int64_t **runs,

@@ -127,6 +127,65 @@ MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos)
            (MPI_Offset)(rem - ft->prefix[lo]);
 }
 
+/* Bytes of one copy of the filetype that lie below `r` (relative to the copy). */
+static MPI_Count amp_view_bytes_below(const amp_dt_t *ft, MPI_Offset r)
+{
+    if (ft->segs.v[0].off >= r)
+        return 0;
+    size_t lo = 0, hi = ft->segs.n - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (ft->segs.v[mid].off < r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    MPI_Count in_seg = r - ft->segs.v[lo].off;
+    if (in_seg > ft->segs.v[lo].len)
+        in_seg = ft->segs.v[lo].len;
+    return ft->prefix[lo] + in_seg;
+}
+
+static MPI_Count amp_view_clip(MPI_Count lo, MPI_Count hi, MPI_Count from, MPI_Count to)
+{
+    lo = lo > from ? lo : from;
+    hi = hi < to ? hi : to;
+    return hi > lo ? hi - lo : 0;
+}
+
+MPI_Count amp_view_bytes_before_in(const amp_view_t *v, MPI_Offset off, MPI_Count from,
+                                   MPI_Count to)
+{
+    const amp_dt_t *ft = v->ft;
+    MPI_Offset rel = off - v->disp;
+    if (rel <= 0 || ft->size == 0 || ft->segs.n == 0 || to <= from)
+        return 0;
+    if (ft->extent <= 0)
+        return amp_view_clip(0, ft->size, from, to);
+    /* Copy k holds the type map shifted by k * extent. A copy's data may reach past its extent
+     * and even into the next copies' (PnetCDF's struct of header bytes and a subarray-based
+     * record type, whose sticky lb lies above the header bytes), so count, among the view
+     * positions [from, to), those of the copies wholly below `rel`, then those of the few
+     * copies that straddle it. */
+    MPI_Offset first = ft->segs.v[0].off, end = first;
+    for (size_t i = 0; i < ft->segs.n; i++)
+        if (ft->segs.v[i].off + (MPI_Offset)ft->segs.v[i].len > end)
+            end = ft->segs.v[i].off + (MPI_Offset)ft->segs.v[i].len;
+    MPI_Count k0 = from / ft->size, k1 = (to - 1) / ft->size;
+    MPI_Count below = rel >= end ? (rel - end) / ft->extent + 1 : 0; /* copies 0..below-1 */
+    MPI_Count total = 0, k = k0;
+    if (below > k0) {
+        MPI_Count k_end = below <= k1 ? below : k1 + 1;
+        total += amp_view_clip(k0 * ft->size, k_end * ft->size, from, to);
+        k = k_end;
+    }
+    for (; k <= k1 && (MPI_Offset)(k * ft->extent) + first < rel; k++) {
+        MPI_Count b = amp_view_bytes_below(ft, rel - (MPI_Offset)(k * ft->extent));
+        total += amp_view_clip(k * ft->size, k * ft->size + b, from, to);
+    }
+    return total;
+}
+
 MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off)
 {
     const amp_dt_t *ft = v->ft;

@@ -18,6 +18,10 @@ MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos);
 
 /* Number of data bytes of the view that lie before absolute file offset `off`. */
 MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off);
+/* How many of the view positions [from, to) lie below file offset `off` (exact even where
+ * copies of the filetype interleave). */
+MPI_Count amp_view_bytes_before_in(const amp_view_t *v, MPI_Offset off, MPI_Count from,
+                                   MPI_Count to);
 
 /* Whether the data of the view is one contiguous run of the file. */
 static inline int amp_view_contiguous(const amp_view_t *v)
