@@ -1,12 +1,14 @@
 /* Collective access: what every rank learns about the call (one allgather), the choice of
  * algorithm and aggregators, and the bookkeeping behind AMPIO_STATS, AMPIO_EXPLAIN and
  * MPI_File_get_info. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "coll/coll_internal.h"
+#include "core/agree.h"
 #include "core/err.h"
 #include "io/view.h"
 #include "io/xfer.h"
@@ -32,11 +34,96 @@ struct amp_coll_state {
     int last_fcoll;   /* the last collective call: algorithm and aggregators */
     int last_naggr;
     int *last_aggr;
-    amp_coll_auto_t *autosel;                  /* the automatic choice of aggregators */
+    amp_coll_auto_t *autosel; /* the automatic choice of aggregators */
+    amp_coll_rank_t *ranks;   /* per call: what every rank accesses (nprocs entries) */
+    int *aggr;                /* per call: the aggregators (nprocs entries) */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
 };
 
 /* ---- per file state ---- */
+
+/* Node layouts already found, keyed by the world ranks of the group: files opened again on the
+ * same group skip the communicator split. An entry is made by every member of the group at
+ * once (the split is collective) and never evicted, so all members always agree on whether
+ * to split again. */
+typedef struct amp_layout {
+    struct amp_layout *next;
+    int n, nnodes;
+    int *world; /* world rank of each rank */
+    int *node;
+} amp_layout_t;
+
+static amp_layout_t *amp_layouts;
+static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* World ranks of the file's group; NULL when some are not in MPI_COMM_WORLD. */
+static int amp_coll_world_ranks(amp_file_t *f, int **out)
+{
+    *out = NULL;
+    int *world = malloc(2 * (size_t)f->nprocs * sizeof(int));
+    if (!world)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    MPI_Group g, wg;
+    PMPI_Comm_group(f->comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int r = 0; r < f->nprocs; r++)
+        world[f->nprocs + r] = r;
+    PMPI_Group_translate_ranks(g, f->nprocs, world + f->nprocs, wg, world);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    for (int r = 0; r < f->nprocs; r++)
+        if (world[r] == MPI_UNDEFINED) {
+            free(world);
+            return MPI_SUCCESS;
+        }
+    *out = world;
+    return MPI_SUCCESS;
+}
+
+static int amp_coll_layout_find(const int *world, int n, struct amp_coll_state *s)
+{
+    int found = 0;
+    pthread_mutex_lock(&amp_layouts_lock);
+    for (amp_layout_t *l = amp_layouts; l && !found; l = l->next)
+        if (l->n == n && memcmp(l->world, world, (size_t)n * sizeof(int)) == 0) {
+            memcpy(s->node, l->node, (size_t)n * sizeof(int));
+            s->nnodes = l->nnodes;
+            found = 1;
+        }
+    pthread_mutex_unlock(&amp_layouts_lock);
+    return found;
+}
+
+static void amp_coll_layout_keep(int *world, int n, const struct amp_coll_state *s)
+{
+    amp_layout_t *l = malloc(sizeof(*l));
+    int *node = malloc((size_t)n * sizeof(int));
+    if (!l || !node) { /* then the next open on this group splits again, as all members do */
+        free(l);
+        free(node);
+        free(world);
+        return;
+    }
+    memcpy(node, s->node, (size_t)n * sizeof(int));
+    *l = (amp_layout_t){.n = n, .nnodes = s->nnodes, .world = world, .node = node};
+    pthread_mutex_lock(&amp_layouts_lock);
+    l->next = amp_layouts;
+    amp_layouts = l;
+    pthread_mutex_unlock(&amp_layouts_lock);
+}
+
+void amp_coll_layouts_free(void)
+{
+    pthread_mutex_lock(&amp_layouts_lock);
+    while (amp_layouts) {
+        amp_layout_t *l = amp_layouts;
+        amp_layouts = l->next;
+        free(l->world);
+        free(l->node);
+        free(l);
+    }
+    pthread_mutex_unlock(&amp_layouts_lock);
+}
 
 /* Node of every rank: from ampio_ranks_per_node when set, else from shared memory. */
 static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
@@ -51,6 +138,15 @@ static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
         s->nnodes = (f->nprocs + rpn - 1) / rpn;
         return MPI_SUCCESS;
     }
+    /* every member computes the same world ranks, so all find the layout or none does */
+    int *world = NULL;
+    int rc = amp_coll_world_ranks(f, &world);
+    if (rc != MPI_SUCCESS)
+        return rc; /* before any communication: the caller agrees on the outcome */
+    if (world && amp_coll_layout_find(world, f->nprocs, s)) {
+        free(world);
+        return MPI_SUCCESS;
+    }
     MPI_Comm local;
     int leader = f->rank;
     if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
@@ -61,8 +157,10 @@ static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
     PMPI_Allgather(&leader, 1, MPI_INT, s->node, 1, MPI_INT, f->comm);
     /* number nodes in order of their lowest rank */
     int *index = malloc((size_t)f->nprocs * sizeof(int));
-    if (!index)
+    if (!index) {
+        free(world);
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    }
     for (int r = 0; r < f->nprocs; r++)
         index[r] = -1;
     s->nnodes = 0;
@@ -72,6 +170,8 @@ static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
         s->node[r] = index[s->node[r]];
     }
     free(index);
+    if (world)
+        amp_coll_layout_keep(world, f->nprocs, s);
     return MPI_SUCCESS;
 }
 
@@ -87,6 +187,10 @@ int amp_coll_file_init(amp_file_t *f)
     f->coll = s;
     if (rc == MPI_SUCCESS)
         rc = amp_coll_auto_init(f, &s->autosel);
+    s->ranks = malloc((size_t)f->nprocs * sizeof(*s->ranks));
+    s->aggr = malloc((size_t)f->nprocs * sizeof(int));
+    if (rc == MPI_SUCCESS && (!s->ranks || !s->aggr))
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
     return rc;
 }
 
@@ -97,6 +201,8 @@ void amp_coll_file_free(amp_file_t *f)
     free(f->coll->node);
     free(f->coll->last_aggr);
     amp_coll_auto_free(f->coll->autosel);
+    free(f->coll->ranks);
+    free(f->coll->aggr);
     free(f->coll);
     f->coll = NULL;
 }
@@ -351,8 +457,13 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     *done = 0;
     double t0 = MPI_Wtime();
     int rc = MPI_SUCCESS;
-    if (!f->coll)
-        rc = amp_coll_file_init(f); /* collective: every rank gets here */
+    if (!f->coll) { /* collective: every rank gets here, once per file */
+        rc = amp_agree(f->comm, amp_coll_file_init(f));
+        if (rc != MPI_SUCCESS) {
+            amp_coll_file_free(f);
+            return rc;
+        }
+    }
     amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
     amp_coll_rank_t mine = {0, 0, 0};
     if (!io->failed && io->nbytes > 0) {
@@ -360,15 +471,8 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         mine.hi = amp_view_offset(&f->view, io->pos + io->nbytes - 1) + 1;
         mine.bytes = io->nbytes;
     }
-    amp_coll_rank_t *ranks = malloc((size_t)f->nprocs * sizeof(*ranks));
-    int *aggr = malloc((size_t)f->nprocs * sizeof(int));
-    int ok = rc == MPI_SUCCESS && ranks && aggr, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
-    if (!all_ok) {
-        free(ranks);
-        free(aggr);
-        return rc != MPI_SUCCESS ? rc : amp_err(MPI_ERR_NO_MEM, "out of memory for a collective");
-    }
+    amp_coll_rank_t *ranks = f->coll->ranks;
+    int *aggr = f->coll->aggr;
     PMPI_Allgather(&mine, 3, MPI_INT64_T, ranks, 3, MPI_INT64_T, f->comm);
     c.ranks = ranks;
     c.aggr = aggr;
@@ -383,8 +487,6 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         c.gbytes += ranks[r].bytes;
     }
     if (c.gbytes == 0) {
-        free(ranks);
-        free(aggr);
         return MPI_SUCCESS;
     }
     c.cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
@@ -429,8 +531,6 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     }
     c.count.t_total = MPI_Wtime() - t0;
     amp_coll_record(&c, fcoll);
-    free(ranks);
-    free(aggr);
     return rc;
 }
 

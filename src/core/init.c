@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "core/err.h"
 #include "core/errh.h"
 #include "core/fileops.h"
@@ -18,6 +19,7 @@ static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *ex
     amp_handle_foreach(amp_file_reap); /* files the application left open */
     amp_dt_finalize();
     amp_errh_finalize();
+    amp_coll_layouts_free();
     PMPI_Comm_free_keyval(&amp_init_keyval);
     pthread_mutex_lock(&amp_init_lock);
     amp_init_done = 0;
