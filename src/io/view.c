@@ -201,18 +201,5 @@ MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off)
     if (rel <= first)
         return 0;
     MPI_Count inst = (rel - first) / ft->extent;
-    MPI_Offset r = rel - (MPI_Offset)(inst * ft->extent);
-    /* last segment starting before r */
-    size_t lo = 0, hi = ft->segs.n - 1;
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        if (ft->segs.v[mid].off < r)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    MPI_Count in_seg = r - ft->segs.v[lo].off;
-    if (in_seg > ft->segs.v[lo].len)
-        in_seg = ft->segs.v[lo].len;
-    return inst * ft->size + ft->prefix[lo] + in_seg;
+    return inst * ft->size + amp_view_bytes_below(ft, rel - (MPI_Offset)(inst * ft->extent));
 }

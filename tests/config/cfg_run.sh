@@ -33,15 +33,23 @@ fail() {
 }
 
 # probe WHAT [VAR=VALUE...] -- WORD...: cfg_probe with these variables set.
-probe() {
-    local what=$1
-    shift
-    local vars=()
+# split_vars VAR=VALUE... -- REST: the assignments into $vars, the rest into $rest
+split_vars() {
+    vars=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         vars+=("$1")
         shift
     done
     shift
+    rest=("$@")
+}
+
+probe() {
+    local what=$1
+    shift
+    local vars rest
+    split_vars "$@"
+    set -- "${rest[@]}"
     local dir
     dir=$(mktemp -d "$work/probe.XXXXXX")
     if ! env "${vars[@]}" timeout -k 5 "$limit" "$AMPIO_TEST_AMPIORUN" -n "$np" "$probe_prog" \
@@ -54,12 +62,9 @@ probe() {
 
 # info [VAR=VALUE...] -- [KEY=VALUE...]: runs ampio-info into $work/info.out, its exit in $info_rc.
 info() {
-    local vars=()
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        vars+=("$1")
-        shift
-    done
-    shift
+    local vars rest
+    split_vars "$@"
+    set -- "${rest[@]}"
     env "${vars[@]}" timeout -k 5 "$limit" "$AMPIO_TEST_MPIEXEC" -n 1 "$info_prog" "$@" \
         >"$work/info.out" 2>"$work/info.err"
     info_rc=$?

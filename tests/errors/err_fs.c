@@ -61,6 +61,17 @@ static unsigned char *pattern(long long from, long long len)
     return p;
 }
 
+/* Rank 0 writes the header every test starts with; the others wait for it. */
+static void write_header(MPI_File fh)
+{
+    unsigned char *head = pattern(0, HEADER);
+    if (amptest_rank == 0)
+        amptest_ok(MPI_File_write_at(fh, 0, head, HEADER, MPI_BYTE, MPI_STATUS_IGNORE),
+                   "write of the header");
+    free(head);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Each rank writes its own contiguous part, more than the file system holds in all. */
 static void full_independent(void)
 {
@@ -70,12 +81,7 @@ static void full_independent(void)
                                   MPI_INFO_NULL, &fh),
                     "open"))
         return;
-    unsigned char *head = pattern(0, HEADER);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_write_at(fh, 0, head, HEADER, MPI_BYTE, MPI_STATUS_IGNORE),
-                   "write of the header");
-    free(head);
-    MPI_Barrier(MPI_COMM_WORLD);
+    write_header(fh);
     long long part = 2 * MiB / amptest_size, at = HEADER + amptest_rank * part;
     unsigned char *data = pattern(at, part);
     int rc = MPI_File_write_at(fh, at, data, (int)part, MPI_BYTE, MPI_STATUS_IGNORE);
@@ -185,12 +191,7 @@ static void full_other(void)
     MPI_Info_free(&info);
     if (!amptest_ok(rc, "open"))
         return;
-    unsigned char *head = pattern(0, HEADER);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_write_at(fh, 0, head, HEADER, MPI_BYTE, MPI_STATUS_IGNORE),
-                   "write of the header");
-    free(head);
-    MPI_Barrier(MPI_COMM_WORLD);
+    write_header(fh);
     /* 1 MiB in 1 KiB pieces, every other KiB after the header, from rank 0 alone */
     MPI_Datatype ft;
     MPI_Type_vector(1024, 1024, 2048, MPI_BYTE, &ft);
