@@ -193,12 +193,18 @@ static const char *config_path(int system, char *buf, size_t len)
         snprintf(buf, len, "%s/ampio.conf", AMPIO_SYSCONFDIR);
         return buf;
     }
-    const char *home = getenv("HOME");
-    snprintf(buf, len, "%s/.config", home ? home : ".");
-    mkdir(buf, 0700);
-    snprintf(buf, len, "%s/.config/ampio", home ? home : ".");
+    /* where ampio looks: $XDG_CONFIG_HOME/ampio, else ~/.config/ampio */
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char base[3072];
+    if (xdg && *xdg) {
+        snprintf(base, sizeof(base), "%s", xdg);
+    } else {
+        snprintf(base, sizeof(base), "%s/.config", home ? home : ".");
+        mkdir(base, 0700);
+    }
+    snprintf(buf, len, "%s/ampio", base);
     mkdir(buf, 0755);
-    snprintf(buf, len, "%s/.config/ampio/ampio.conf", home ? home : ".");
+    snprintf(buf, len, "%s/ampio/ampio.conf", base);
     return buf;
 }
 

@@ -123,7 +123,8 @@ static int amp_cfg_set(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cf
         break;
     case AMP_CFG_INT:
         errno = 0;
-        v = strtoll(text, &end, 0);
+        /* decimal, as users write counts ("010" is ten); permission bits are octal */
+        v = strtoll(text, &end, id == AMP_CFG_FILE_PERM ? 8 : 10);
         bad = end == text || *end != '\0' || errno;
         break;
     case AMP_CFG_SIZE:
@@ -298,6 +299,11 @@ int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
 {
     memset(cfg, 0, sizeof(*cfg));
     pthread_once(&amp_cfg_file_once, amp_cfg_file_read);
+    /* a misspelt key in the config file must not go unnoticed */
+    for (size_t k = 0; k < amp_cfg_file_n; k++)
+        if (amp_cfg_file_kv[k].key && amp_cfg_lookup(amp_cfg_file_kv[k].key) < 0)
+            return amp_err(MPI_ERR_INFO, "the config file %s names unknown parameter \"%s\"",
+                           amp_cfg_file_path, amp_cfg_file_kv[k].key);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < AMP_CFG_COUNT && rc == MPI_SUCCESS; i++) {
         const amp_cfg_param_t *p = &amp_cfg_params[i];

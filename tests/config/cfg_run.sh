@@ -193,6 +193,10 @@ bad() {
     printf 'romio_cb_write = perhaps\n' >"$work/bad.conf"
     probe "bad config file value" "AMPIO_CONFIG=$work/bad.conf" -- fail:romio_cb_write \
         "fail:config file"
+    printf 'cb_bufer_size = 4M\n' >"$work/typo.conf"
+    probe "misspelt config file key" "AMPIO_CONFIG=$work/typo.conf" -- fail:cb_bufer_size \
+        "fail:config file"
+    probe "a count in decimal" -- hint:cb_nodes=010 expect:cb_nodes=10
     probe "AMPIO_HINTS with an unknown key" "AMPIO_HINTS=no_such_key=1" -- fail:no_such_key
     probe "AMPIO_HINTS without =" "AMPIO_HINTS=cb_buffer_size" -- fail:cb_buffer_size
     probe "AMPIO_HINTS with a bad value" "AMPIO_HINTS=cb_nodes=1;ampio_fcoll=best" -- \
