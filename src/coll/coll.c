@@ -1,7 +1,6 @@
 /* Collective access: what every rank learns about the call (one allgather), the choice of
  * algorithm and aggregators, and the bookkeeping behind AMPIO_STATS, AMPIO_EXPLAIN and
  * MPI_File_get_info. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "coll/coll_internal.h"
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/nodes.h"
 #include "io/view.h"
 #include "io/xfer.h"
 
@@ -42,89 +42,6 @@ struct amp_coll_state {
 
 /* ---- per file state ---- */
 
-/* Node layouts already found, keyed by the world ranks of the group: files opened again on the
- * same group skip the communicator split. An entry is made by every member of the group at
- * once (the split is collective) and never evicted, so all members always agree on whether
- * to split again. */
-typedef struct amp_layout {
-    struct amp_layout *next;
-    int n, nnodes;
-    int *world; /* world rank of each rank */
-    int *node;
-} amp_layout_t;
-
-static amp_layout_t *amp_layouts;
-static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* World ranks of the file's group; NULL when some are not in MPI_COMM_WORLD. */
-static int amp_coll_world_ranks(amp_file_t *f, int **out)
-{
-    *out = NULL;
-    int *world = malloc(2 * (size_t)f->nprocs * sizeof(int));
-    if (!world)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
-    MPI_Group g, wg;
-    PMPI_Comm_group(f->comm, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int r = 0; r < f->nprocs; r++)
-        world[f->nprocs + r] = r;
-    PMPI_Group_translate_ranks(g, f->nprocs, world + f->nprocs, wg, world);
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
-    for (int r = 0; r < f->nprocs; r++)
-        if (world[r] == MPI_UNDEFINED) {
-            free(world);
-            return MPI_SUCCESS;
-        }
-    *out = world;
-    return MPI_SUCCESS;
-}
-
-static int amp_coll_layout_find(const int *world, int n, struct amp_coll_state *s)
-{
-    int found = 0;
-    pthread_mutex_lock(&amp_layouts_lock);
-    for (amp_layout_t *l = amp_layouts; l && !found; l = l->next)
-        if (l->n == n && memcmp(l->world, world, (size_t)n * sizeof(int)) == 0) {
-            memcpy(s->node, l->node, (size_t)n * sizeof(int));
-            s->nnodes = l->nnodes;
-            found = 1;
-        }
-    pthread_mutex_unlock(&amp_layouts_lock);
-    return found;
-}
-
-static void amp_coll_layout_keep(int *world, int n, const struct amp_coll_state *s)
-{
-    amp_layout_t *l = malloc(sizeof(*l));
-    int *node = malloc((size_t)n * sizeof(int));
-    if (!l || !node) { /* then the next open on this group splits again, as all members do */
-        free(l);
-        free(node);
-        free(world);
-        return;
-    }
-    memcpy(node, s->node, (size_t)n * sizeof(int));
-    *l = (amp_layout_t){.n = n, .nnodes = s->nnodes, .world = world, .node = node};
-    pthread_mutex_lock(&amp_layouts_lock);
-    l->next = amp_layouts;
-    amp_layouts = l;
-    pthread_mutex_unlock(&amp_layouts_lock);
-}
-
-void amp_coll_layouts_free(void)
-{
-    pthread_mutex_lock(&amp_layouts_lock);
-    while (amp_layouts) {
-        amp_layout_t *l = amp_layouts;
-        amp_layouts = l->next;
-        free(l->world);
-        free(l->node);
-        free(l);
-    }
-    pthread_mutex_unlock(&amp_layouts_lock);
-}
-
 /* Node of every rank: from ampio_ranks_per_node when set, else from shared memory. */
 static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
 {
@@ -138,41 +55,7 @@ static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
         s->nnodes = (f->nprocs + rpn - 1) / rpn;
         return MPI_SUCCESS;
     }
-    /* every member computes the same world ranks, so all find the layout or none does */
-    int *world = NULL;
-    int rc = amp_coll_world_ranks(f, &world);
-    if (rc != MPI_SUCCESS)
-        return rc; /* before any communication: the caller agrees on the outcome */
-    if (world && amp_coll_layout_find(world, f->nprocs, s)) {
-        free(world);
-        return MPI_SUCCESS;
-    }
-    MPI_Comm local;
-    int leader = f->rank;
-    if (PMPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
-        MPI_SUCCESS) {
-        PMPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, local);
-        PMPI_Comm_free(&local);
-    }
-    PMPI_Allgather(&leader, 1, MPI_INT, s->node, 1, MPI_INT, f->comm);
-    /* number nodes in order of their lowest rank */
-    int *index = malloc((size_t)f->nprocs * sizeof(int));
-    if (!index) {
-        free(world);
-        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
-    }
-    for (int r = 0; r < f->nprocs; r++)
-        index[r] = -1;
-    s->nnodes = 0;
-    for (int r = 0; r < f->nprocs; r++) {
-        if (index[s->node[r]] < 0)
-            index[s->node[r]] = s->nnodes++;
-        s->node[r] = index[s->node[r]];
-    }
-    free(index);
-    if (world)
-        amp_coll_layout_keep(world, f->nprocs, s);
-    return MPI_SUCCESS;
+    return amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes);
 }
 
 int amp_coll_file_init(amp_file_t *f)
@@ -246,21 +129,6 @@ int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
 
 /* ---- choices ---- */
 
-/* Whether every rank's data lie in a file range of its own (in rank order). */
-static int amp_coll_disjoint(const amp_coll_call_t *c)
-{
-    MPI_Offset prev_hi = -1;
-    for (int r = 0; r < c->nprocs; r++) {
-        const amp_coll_rank_t *x = &c->ranks[r];
-        if (x->bytes == 0)
-            continue;
-        if (x->lo < prev_hi)
-            return 0;
-        prev_hi = x->hi;
-    }
-    return 1;
-}
-
 static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
 {
     int fcoll = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_FCOLL);
@@ -284,7 +152,7 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
      * in a range of the file of its own, the owners access it directly (sieving any holes
      * under a lock of their own range), which measured faster than any aggregation here for
      * every pattern of ampio-bench (docs/PERFORMANCE.md). */
-    if (amp_coll_disjoint(c)) {
+    if (c->disjoint) {
         c->why = "every rank's data in a file range of its own: accessed by its owner";
         return AMP_FCOLL_INDIVIDUAL;
     }
@@ -298,12 +166,18 @@ static int amp_coll_naggr(amp_file_t *f, amp_coll_call_t *c)
     if (n <= 0)
         n = (int)amp_cfg_num(&f->cfg, AMP_CFG_CB_NODES);
     if (n <= 0) {
-        /* groups of about k bytes each; a rank that could not plan makes every rank fall back
-         * to one aggregator per collective buffer, so that all plans stay the same */
-        int ok = amp_coll_auto_plan(c, f->coll->autosel) == MPI_SUCCESS, all_ok = 0;
+        /* groups of about k bytes each. Only a new plan can fail (memory), and every rank
+         * makes one in the same calls, so only then do they agree: a rank that could not
+         * plan makes every rank drop the plan and fall back to one aggregator per collective
+         * buffer, so that the kept plans stay the same everywhere */
+        amp_coll_auto_t *a = f->coll->autosel;
+        if (amp_coll_auto_cached(c, a))
+            return c->groups->n;
+        int ok = amp_coll_auto_plan(c, a) == MPI_SUCCESS, all_ok = 0;
         PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
         if (all_ok)
             return c->groups->n;
+        amp_coll_auto_forget(a);
         c->groups = NULL;
         n = (int)((c->gbytes + c->cb - 1) / c->cb);
     }
@@ -444,7 +318,7 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
                     /* every rank of the file is in this call: when the ranges are disjoint,
                      * nobody else can touch this one, so neither sieving nor plain writes
                      * need a byte-range lock */
-                    .lock_held = amp_coll_disjoint(c)};
+                    .lock_held = c->disjoint};
     double t0 = MPI_Wtime();
     int rc = amp_xfer(&x, done);
     c->count.t_io += MPI_Wtime() - t0;
@@ -477,9 +351,14 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     c.ranks = ranks;
     c.aggr = aggr;
     c.glo = -1;
+    c.disjoint = 1;
+    MPI_Offset prev_hi = -1;
     for (int r = 0; r < f->nprocs; r++) {
         if (ranks[r].bytes == 0)
             continue;
+        if (ranks[r].lo < prev_hi)
+            c.disjoint = 0;
+        prev_hi = ranks[r].hi;
         if (c.glo < 0 || ranks[r].lo < c.glo)
             c.glo = ranks[r].lo;
         if (ranks[r].hi > c.ghi)

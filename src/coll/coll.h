@@ -29,7 +29,4 @@ void amp_coll_stats_report(amp_file_t *f);
 int amp_coll_file_init(amp_file_t *f);
 void amp_coll_file_free(amp_file_t *f);
 
-/* Frees the node layouts kept for reopening (at MPI_Finalize). */
-void amp_coll_layouts_free(void);
-
 #endif

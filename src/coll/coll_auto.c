@@ -102,14 +102,25 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t
     return MPI_SUCCESS;
 }
 
+int amp_coll_auto_cached(amp_coll_call_t *c, amp_coll_auto_t *a)
+{
+    int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
+    if (!a->valid || a->key != amp_auto_hash(c, k) || a->groups.n == 0)
+        return 0;
+    c->groups = &a->groups;
+    return 1;
+}
+
+void amp_coll_auto_forget(amp_coll_auto_t *a)
+{
+    a->valid = 0;
+    amp_groups_free(&a->groups);
+}
+
 int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
 {
     int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
     uint64_t key = amp_auto_hash(c, k);
-    if (a->valid && a->key == key && a->groups.n > 0) {
-        c->groups = &a->groups;
-        return MPI_SUCCESS;
-    }
     a->valid = 0;
     amp_groups_free(&a->groups);
     amp_groups_t init = {0, NULL};

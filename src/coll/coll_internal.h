@@ -29,6 +29,7 @@ typedef struct amp_coll_call {
     const amp_coll_rank_t *ranks; /* nprocs entries */
     MPI_Offset glo, ghi;          /* extent of all data */
     MPI_Count gbytes;             /* bytes of all ranks */
+    int disjoint;                 /* every rank's data in a file range of its own, in rank order */
     int naggr;
     int *aggr;                  /* aggregator ranks, ascending */
     MPI_Count cb;               /* bytes an aggregator handles per round */
@@ -114,8 +115,16 @@ typedef struct amp_coll_auto amp_coll_auto_t;
 int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out);
 void amp_coll_auto_free(amp_coll_auto_t *a);
 
-/* Groups the ranks of this call (c->groups) so that each group writes about k bytes. */
+/* The plan of the last call when this call has the same layout (then c->groups is set). The
+ * layout is known to every rank, so all ranks find the plan or none does. */
+int amp_coll_auto_cached(amp_coll_call_t *c, amp_coll_auto_t *a);
+
+/* Groups the ranks of this call (c->groups) so that each group writes about k bytes, and
+ * keeps the plan for the next call. */
 int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a);
+
+/* Drops the kept plan (when some rank could not make it). */
+void amp_coll_auto_forget(amp_coll_auto_t *a);
 
 /* One line on how the last plan was made, for AMPIO_EXPLAIN. */
 int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, char *text,

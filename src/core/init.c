@@ -3,11 +3,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "coll/coll.h"
 #include "core/err.h"
 #include "core/errh.h"
 #include "core/fileops.h"
 #include "core/handle.h"
+#include "core/nodes.h"
 #include "dtype/dt.h"
 
 static pthread_mutex_t amp_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -19,7 +19,7 @@ static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *ex
     amp_handle_foreach(amp_file_reap); /* files the application left open */
     amp_dt_finalize();
     amp_errh_finalize();
-    amp_coll_layouts_free();
+    amp_nodes_free();
     PMPI_Comm_free_keyval(&amp_init_keyval);
     pthread_mutex_lock(&amp_init_lock);
     amp_init_done = 0;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/nodes.h"
 #include "sharedfp/sfp.h"
 #include "sharedfp/sfp_impl.h"
 
@@ -29,16 +30,14 @@ static int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
 
 int amp_sfp_create_window(amp_sfp_t *s, const amp_sfp_ops_t **chosen)
 {
-    MPI_Comm node;
-    int node_size = 0, local = 0, all_local = 0;
-    if (PMPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        PMPI_Comm_size(node, &node_size);
-        PMPI_Comm_free(&node);
-        local = node_size == s->nprocs;
-    }
+    /* shared memory when every rank is on one node (the layout is kept per group) */
+    int *node = malloc((size_t)s->nprocs * sizeof(int)), nnodes = 0, all_local = 0;
+    int rc = node ? amp_nodes_get(s->comm, s->nprocs, node, &nnodes)
+                  : amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    free(node);
+    int local = rc == MPI_SUCCESS && nnodes == 1;
     PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, s->comm);
-    int rc = MPI_ERR_OTHER;
+    rc = MPI_ERR_OTHER;
     if (all_local && (rc = amp_sfp_try(s, &amp_sfp_shm_ops)) == MPI_SUCCESS) {
         *chosen = &amp_sfp_shm_ops;
         return rc;

@@ -1,0 +1,125 @@
+#include "core/nodes.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+
+typedef struct amp_layout {
+    struct amp_layout *next;
+    int n, nnodes;
+    int *world; /* world rank of each rank: the key */
+    int *node;
+} amp_layout_t;
+
+static amp_layout_t *amp_layouts;
+static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* World ranks of the group of `comm`, or NULL (out of memory, or ranks outside the world). */
+static int *amp_nodes_world_ranks(MPI_Comm comm, int n)
+{
+    int *world = malloc(2 * (size_t)n * sizeof(int));
+    if (!world)
+        return NULL;
+    MPI_Group g, wg;
+    PMPI_Comm_group(comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int r = 0; r < n; r++)
+        world[n + r] = r;
+    PMPI_Group_translate_ranks(g, n, world + n, wg, world);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    for (int r = 0; r < n; r++)
+        if (world[r] == MPI_UNDEFINED) {
+            free(world);
+            return NULL;
+        }
+    return world;
+}
+
+static int amp_nodes_find(const int *world, int n, int *node, int *nnodes)
+{
+    int found = 0;
+    pthread_mutex_lock(&amp_layouts_lock);
+    for (amp_layout_t *l = amp_layouts; l && !found; l = l->next)
+        if (l->n == n && memcmp(l->world, world, (size_t)n * sizeof(int)) == 0) {
+            memcpy(node, l->node, (size_t)n * sizeof(int));
+            *nnodes = l->nnodes;
+            found = 1;
+        }
+    pthread_mutex_unlock(&amp_layouts_lock);
+    return found;
+}
+
+static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
+{
+    amp_layout_t *l = malloc(sizeof(*l));
+    int *copy = malloc((size_t)n * sizeof(int));
+    if (!l || !copy) { /* not kept: the next open on this group splits again */
+        free(l);
+        free(copy);
+        free(world);
+        return;
+    }
+    memcpy(copy, node, (size_t)n * sizeof(int));
+    *l = (amp_layout_t){.n = n, .nnodes = nnodes, .world = world, .node = copy};
+    pthread_mutex_lock(&amp_layouts_lock);
+    l->next = amp_layouts;
+    amp_layouts = l;
+    pthread_mutex_unlock(&amp_layouts_lock);
+}
+
+int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
+{
+    int *world = amp_nodes_world_ranks(comm, nprocs);
+    int found = world && amp_nodes_find(world, nprocs, node, nnodes), all_found = 0;
+    /* one rank without the layout (it ran out of memory) makes every rank split again */
+    PMPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, comm);
+    if (all_found) {
+        free(world);
+        return MPI_SUCCESS;
+    }
+    int rank, leader;
+    PMPI_Comm_rank(comm, &rank);
+    leader = rank;
+    MPI_Comm local;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
+        PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, local);
+        PMPI_Comm_free(&local);
+    }
+    PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+    /* number nodes in order of their lowest rank: a leader's node is its own rank's index */
+    int *index = malloc((size_t)nprocs * sizeof(int));
+    if (!index) {
+        free(world);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    }
+    for (int r = 0; r < nprocs; r++)
+        index[r] = -1;
+    *nnodes = 0;
+    for (int r = 0; r < nprocs; r++) {
+        if (index[node[r]] < 0)
+            index[node[r]] = (*nnodes)++;
+        node[r] = index[node[r]];
+    }
+    free(index);
+    if (world && !found)
+        amp_nodes_keep(world, nprocs, node, *nnodes);
+    else
+        free(world);
+    return MPI_SUCCESS;
+}
+
+void amp_nodes_free(void)
+{
+    pthread_mutex_lock(&amp_layouts_lock);
+    while (amp_layouts) {
+        amp_layout_t *l = amp_layouts;
+        amp_layouts = l->next;
+        free(l->world);
+        free(l->node);
+        free(l);
+    }
+    pthread_mutex_unlock(&amp_layouts_lock);
+}

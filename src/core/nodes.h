@@ -1,0 +1,16 @@
+/* Which node (shared-memory domain) each rank of a communicator runs on. Finding out splits the
+ * communicator; the answer is kept per group, so that the collective layer and the shared file
+ * pointers of every file opened on the same processes pay for the split once. */
+#ifndef AMP_NODES_H
+#define AMP_NODES_H
+
+#include <mpi.h>
+
+/* Fills node[r] (nprocs entries) with the node of rank r, numbered in order of each node's
+ * lowest rank, and *nnodes. Collective over `comm`. */
+int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes);
+
+/* Frees what was kept (at MPI_Finalize). */
+void amp_nodes_free(void);
+
+#endif
