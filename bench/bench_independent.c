@@ -1,6 +1,7 @@
 /* Independent I/O bandwidth: every rank writes then reads its own part of a shared file with
  * MPI_File_write_at/read_at, contiguous (large transfers) and noncontiguous (a vector view of
- * small blocks, which data sieving serves). Prints one line per case; run it natively and under
+ * small blocks, which data sieving serves); and the fixed cost of a file: microseconds per
+ * MPI_File_open and per MPI_File_close. Prints one line per case; run it natively and under
  * ampio (bench/independent.sh does both) to compare. */
 #include <mpi.h>
 #include <stdio.h>
@@ -54,6 +55,26 @@ static double run_case(const char *path, int noncontig, long long per_rank, int 
     return (double)per_rank * size / tmax / 1e6;
 }
 
+/* The fixed cost of a file: the mean over `n` opens and closes of one file, in microseconds. */
+static void time_open_close(const char *path, int n, double *open_us, double *close_us)
+{
+    double t_open = 0, t_close = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_File fh;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        double t1 = MPI_Wtime();
+        MPI_File_close(&fh);
+        t_open += t1 - t0;
+        t_close += MPI_Wtime() - t1;
+    }
+    double local[2] = {t_open, t_close}, worst[2];
+    MPI_Allreduce(local, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *open_us = worst[0] / n * 1e6;
+    *close_us = worst[1] / n * 1e6;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -91,8 +112,14 @@ int main(int argc, char **argv)
                 printf("%-10s %-16s %-5s np=%d %10.1f MB/s %s\n", label, cases[c].name,
                        write ? "write" : "read", size, best, write || verified ? "" : "WRONG DATA");
         }
-    if (rank == 0)
+    double open_us, close_us;
+    time_open_close(path, 10, &open_us, &close_us); /* warm-up: the first open of a group */
+    time_open_close(path, 200, &open_us, &close_us);
+    if (rank == 0) {
+        printf("%-10s %-16s %-5s np=%d %10.1f us\n", label, "file", "open", size, open_us);
+        printf("%-10s %-16s %-5s np=%d %10.1f us\n", label, "file", "close", size, close_us);
         remove(path);
+    }
     MPI_Finalize();
     return 0;
 }

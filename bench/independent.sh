@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# independent.sh FAMILY [NP] [DIR] [ROUNDS]: independent write/read bandwidth of ampio and of
-# every native MPI-IO of FAMILY, interleaved round by round (page-cache timings are noisy:
+# independent.sh FAMILY [NP] [DIR] [ROUNDS]: independent write/read bandwidth (MB/s) and the
+# cost of an open and a close (us) of ampio and of every native MPI-IO of FAMILY, interleaved
+# round by round (page-cache timings are noisy:
 # compare the medians).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +17,4 @@ for round in $(seq "$rounds"); do
     else
         "$AMPIO_TEST_MPIEXEC" -n "$np" "$prog" "$dir" romio 1
     fi
-done | sort -k1,1 -k2,2 -k3,3 -k5,5n | awk '{key=$1" "$2" "$3" "$4; v[key]=v[key]" "$5} END {for (k in v) print k, "MB/s:" v[k]}' | sort
+done | sort -k1,1 -k2,2 -k3,3 -k5,5n | awk '{key=$1" "$2" "$3" "$4" "$6":"; v[key]=v[key]" "$5} END {for (k in v) print k v[k]}' | sort

@@ -44,7 +44,9 @@
     X(AMPIO_TOPOLOGY, "ampio_topology", STRING, "", 0, 0, NULL, COLL,                              \
       "process grid of the application, e.g. \"4x4\" or \"2x2x4\", for grouping aggregators")      \
     X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0,                                        \
-      "auto,shm,rma,lockedfile,addproc,individual", COLL, "shared file pointer method")            \
+      "auto,shm,rma,lockedfile,addproc,individual,single", COLL, "shared file pointer method")     \
+    X(AMPIO_SHAREDFP_ADDPROC, "ampio_sharedfp_addproc", ENUM, "auto", 0, 0, "auto,spawn,thread",   \
+      COLL, "keeper of the addproc pointer: a spawned process, a thread in rank 0, or auto")      \
     X(AMPIO_RANKS_PER_NODE, "ampio_ranks_per_node", INT, "0", 0, 1 << 30, NULL, COLL,              \
       "ranks per node for aggregator placement (0: detect; set it to emulate several nodes)")      \
     X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, COLL,                                    \

@@ -9,6 +9,7 @@
 #include "core/handle.h"
 #include "core/nodes.h"
 #include "dtype/dt.h"
+#include "sharedfp/sfp_pool.h"
 
 static pthread_mutex_t amp_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int amp_init_done;
@@ -20,6 +21,7 @@ static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *ex
     amp_dt_finalize();
     amp_errh_finalize();
     amp_nodes_free();
+    amp_sfp_pool_free_all();
     PMPI_Comm_free_keyval(&amp_init_keyval);
     pthread_mutex_lock(&amp_init_lock);
     amp_init_done = 0;

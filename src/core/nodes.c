@@ -16,8 +16,7 @@ typedef struct amp_layout {
 static amp_layout_t *amp_layouts;
 static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* World ranks of the group of `comm`, or NULL (out of memory, or ranks outside the world). */
-static int *amp_nodes_world_ranks(MPI_Comm comm, int n)
+int *amp_nodes_world_ranks(MPI_Comm comm, int n)
 {
     int *world = malloc(2 * (size_t)n * sizeof(int));
     if (!world)

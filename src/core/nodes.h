@@ -10,6 +10,10 @@
  * lowest rank, and *nnodes. Collective over `comm`. */
 int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes);
 
+/* The world rank of each rank of `comm` (n entries, malloc'd): a key for what is kept per group.
+ * NULL when out of memory or when a rank lies outside MPI_COMM_WORLD (spawned processes). */
+int *amp_nodes_world_ranks(MPI_Comm comm, int n);
+
 /* Frees what was kept (at MPI_Finalize). */
 void amp_nodes_free(void);
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "core/err.h"
-#include "core/nodes.h"
 #include "sharedfp/sfp.h"
 #include "sharedfp/sfp_impl.h"
 
@@ -15,36 +14,20 @@ static const amp_sfp_ops_t *amp_sfp_named[] = {
     [AMP_SFP_LOCKEDFILE] = &amp_sfp_lockedfile_ops,
     [AMP_SFP_ADDPROC] = &amp_sfp_addproc_ops,
     [AMP_SFP_INDIVIDUAL] = &amp_sfp_individual_ops,
+    [AMP_SFP_SINGLE] = &amp_sfp_single_ops,
 };
 
-/* Creates `ops` and agrees on the outcome; a rank that succeeded alone undoes it locally. */
-static int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
+/* A rank that succeeded alone undoes it locally. */
+int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
 {
     s->ops = ops;
     int rc = ops->create(s), ok = rc == MPI_SUCCESS, all = 0;
+    if (ops->agreed)
+        return rc;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
     if (ok && !all)
         ops->destroy(s, 0);
     return all ? MPI_SUCCESS : (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER);
-}
-
-int amp_sfp_create_window(amp_sfp_t *s, const amp_sfp_ops_t **chosen)
-{
-    /* shared memory when every rank is on one node (the layout is kept per group) */
-    int *node = malloc((size_t)s->nprocs * sizeof(int)), nnodes = 0, all_local = 0;
-    int rc = node ? amp_nodes_get(s->comm, s->nprocs, node, &nnodes)
-                  : amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
-    free(node);
-    int local = rc == MPI_SUCCESS && nnodes == 1;
-    PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, s->comm);
-    rc = MPI_ERR_OTHER;
-    if (all_local && (rc = amp_sfp_try(s, &amp_sfp_shm_ops)) == MPI_SUCCESS) {
-        *chosen = &amp_sfp_shm_ops;
-        return rc;
-    }
-    if ((rc = amp_sfp_try(s, &amp_sfp_rma_ops)) == MPI_SUCCESS)
-        *chosen = &amp_sfp_rma_ops;
-    return rc;
 }
 
 /* A name no other open of any process shares, agreed by every rank. */
@@ -75,7 +58,7 @@ int amp_sfp_open(amp_file_t *f)
     s->rank = f->rank;
     s->nprocs = f->nprocs;
     int method = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), rc = MPI_ERR_OTHER;
-    if (method == AMP_SFP_LOCKEDFILE || method == AMP_SFP_INDIVIDUAL)
+    if (method == AMP_SFP_LOCKEDFILE || method == AMP_SFP_INDIVIDUAL || method == AMP_SFP_SINGLE)
         if ((rc = amp_sfp_token(s)) != MPI_SUCCESS)
             method = AMP_SFP_AUTO;
     /* a component that cannot serve this file (addproc without MPI_THREAD_MULTIPLE, shm across
@@ -83,9 +66,7 @@ int amp_sfp_open(amp_file_t *f)
     if (method != AMP_SFP_AUTO)
         rc = amp_sfp_try(s, amp_sfp_named[method]);
     if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
-        const amp_sfp_ops_t *chosen = NULL;
-        rc = amp_sfp_create_window(s, &chosen);
-        s->ops = chosen;
+        rc = amp_sfp_create_window(s);
         if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s)) == MPI_SUCCESS)
             rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
     }

@@ -3,19 +3,21 @@
  *   shm         the pointer in a shared-memory window, updated with atomic instructions
  *   rma         the pointer in an MPI-3 RMA window at rank 0, updated with MPI_Fetch_and_op
  *   lockedfile  the pointer in a side file next to the file, updated under fcntl locks
- *   addproc     a service thread in rank 0 owns the pointer (needs MPI_THREAD_MULTIPLE)
+ *   addproc     a process of its own keeps the pointer: a spawned server, or a service thread
+ *               in rank 0 (needs MPI_THREAD_MULTIPLE)
  *   individual  each rank appends its write_shared data to its own side files; the records
  *               are merged into the file in timestamp order at collective points
+ *   single      as individual, with one pair of side files per process for all its files
  *   auto        shm when all ranks share a node, else rma; lockedfile if no window can be made
  *
  * What is created when. Every component is chosen at MPI_File_open, because the choice must be
  * the same on every rank and write_shared, read_shared and get_position_shared are independent:
  * a first independent call cannot create anything collective (a window, a communicator, a
- * service thread another rank must reach) without hanging. So the collective part of a
- * component is made at open (one window, or a communicator and a thread) and everything that a
- * rank can make alone is made on first use: side files (lockedfile, individual) appear only
- * when a shared pointer is first moved, and files that never use one leave nothing behind. The
- * lockedfile component needs nothing collective at all: open only agrees on a unique name. */
+ * service thread another rank must reach) without hanging. So the collective part is made at
+ * open, as cheaply as it can be: the window components take a slot of a window the group's files
+ * share (sfp_pool.h), made once per group. Everything a rank can make alone is made on first
+ * use: side files (lockedfile, individual, single) appear only when a shared pointer is first
+ * moved, and files that never use one leave nothing behind. */
 #ifndef AMP_SFP_H
 #define AMP_SFP_H
 
@@ -24,7 +26,7 @@
 #include "core/file.h"
 #include "dtype/dt.h"
 
-/* Indices of the hint's choices "auto,shm,rma,lockedfile,addproc,individual". */
+/* Indices of the hint's choices "auto,shm,rma,lockedfile,addproc,individual,single". */
 enum {
     AMP_SFP_AUTO = 0,
     AMP_SFP_SHM = 1,
@@ -32,6 +34,7 @@ enum {
     AMP_SFP_LOCKEDFILE = 3,
     AMP_SFP_ADDPROC = 4,
     AMP_SFP_INDIVIDUAL = 5,
+    AMP_SFP_SINGLE = 6,
 };
 
 /* Collective at open: chooses and creates the component; the pointer starts at 0. */

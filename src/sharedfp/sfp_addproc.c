@@ -1,151 +1,235 @@
-/* The "addproc" component: a process of its own keeps the pointer and answers requests in
- * arrival order. Instead of spawning an extra process (MPI_Comm_spawn is not dependable under
- * every launcher), the keeper is a service thread inside rank 0, which needs
- * MPI_THREAD_MULTIPLE; without it the component is unavailable and the automatic choice serves
- * the file. The thread is started at open: a first independent request from another rank could
- * not start it. Requests travel on a private duplicate of the file's communicator; rank 0 itself
- * reads the value directly.
+/* The keeper pools of the "addproc" component: one process owns a group's pointers and answers
+ * requests in arrival order (sfp_keeper.h).
  *
- * MPICH-derived libraries are left out: their global critical section is held by a thread that
- * waits in a blocking call (a barrier, a receive), and the keeper thread starves on it, so a
- * request from another rank would never be answered while rank 0 waits for that rank. */
+ *   spawn   a server process made with MPI_Comm_spawn (ampio-sfp-server, installed next to the
+ *           library as <libdir>/ampio/ampio-sfp-server), as the paper does it. Not every MPI
+ *           can spawn (MPICH's ch4:ucx cannot): then the pool is not made.
+ *   thread  a service thread inside rank 0, the paper's future work. Needs MPI_THREAD_MULTIPLE
+ *           from a library in which a thread blocked in MPI lets the others progress: MPICH's
+ *           global critical section, held by a thread waiting in a barrier or a receive,
+ *           starves the keeper, so MPICH-derived libraries are left out.
+ *
+ * Either is made once per group, by the first open that asks for it (sfp_pool.c). */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "sharedfp/sfp_impl.h"
-
-enum { AMP_SFP_REQ_TAG = 1, AMP_SFP_REPLY_TAG = 2 };
-enum { AMP_SFP_OP_ADD, AMP_SFP_OP_SET, AMP_SFP_OP_STOP };
+#include "core/err.h"
+#include "sharedfp/sfp_keeper.h"
+#include "sharedfp/sfp_pool.h"
 
 typedef struct {
-    MPI_Comm comm;
+    MPI_Comm comm;  /* requests: the pool's communicator, or the intercommunicator (spawn) */
+    MPI_Comm group; /* the pool's communicator */
+    int rank;
     pthread_t thread;
-    int running;
-    MPI_Offset value;            /* at rank 0 */
-    pthread_mutex_t value_mutex; /* the thread and rank 0's own calls */
-    pthread_mutex_t mutex;       /* one request at a time per process: replies carry no id */
-} amp_sfp_addproc_t;
+    MPI_Offset slots[AMP_SFP_POOL_SLOTS]; /* thread: at rank 0 */
+    pthread_mutex_t slots_mutex;          /* thread: the keeper and rank 0's own calls */
+    pthread_mutex_t mutex;                /* one request in flight per process */
+} amp_sfp_keeper_t;
 
-static void amp_sfp_addproc_apply(amp_sfp_addproc_t *m, MPI_Offset op, MPI_Offset arg,
-                                  MPI_Offset *before)
+static amp_sfp_keeper_t *amp_sfp_keeper_new(MPI_Comm comm, MPI_Comm group, int rank)
 {
-    pthread_mutex_lock(&m->value_mutex);
-    *before = m->value;
-    m->value = op == AMP_SFP_OP_SET ? arg : m->value + arg;
-    pthread_mutex_unlock(&m->value_mutex);
+    amp_sfp_keeper_t *k = calloc(1, sizeof(*k));
+    if (k) {
+        k->comm = comm;
+        k->group = group;
+        k->rank = rank;
+        pthread_mutex_init(&k->mutex, NULL);
+        pthread_mutex_init(&k->slots_mutex, NULL);
+    }
+    return k;
 }
 
-/* Whether a thread blocked in MPI lets another thread of the process make progress. */
-static int amp_sfp_addproc_library_fit(void)
+static void amp_sfp_keeper_free(amp_sfp_keeper_t *k)
 {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS)
-        return 0;
-    return strstr(version, "MPICH") == NULL;
+    pthread_mutex_destroy(&k->mutex);
+    pthread_mutex_destroy(&k->slots_mutex);
+    free(k);
 }
 
-static void *amp_sfp_addproc_serve(void *arg)
+/* A request to the keeper, rank 0 of `k->comm` (of its remote group when spawned). */
+static int amp_sfp_keeper_ask(amp_sfp_keeper_t *k, MPI_Offset op, int index, MPI_Offset arg,
+                              MPI_Offset *before)
 {
-    amp_sfp_addproc_t *m = arg;
+    MPI_Offset req[3] = {op, index, arg};
+    pthread_mutex_lock(&k->mutex);
+    int rc = PMPI_Send(req, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, k->comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv(before, 1, MPI_OFFSET, 0, AMP_SFP_KEEPER_REPLY, k->comm, MPI_STATUS_IGNORE);
+    pthread_mutex_unlock(&k->mutex);
+    return rc;
+}
+
+static MPI_Offset amp_sfp_keeper_code(MPI_Op op)
+{
+    return op == MPI_REPLACE ? AMP_SFP_KEEPER_SET : AMP_SFP_KEEPER_ADD;
+}
+
+/* ---- a service thread in rank 0 ---- */
+
+static void amp_sfp_thread_apply(amp_sfp_keeper_t *k, const MPI_Offset *req, MPI_Offset *before)
+{
+    pthread_mutex_lock(&k->slots_mutex);
+    *before = amp_sfp_keeper_apply(k->slots, AMP_SFP_POOL_SLOTS, req);
+    pthread_mutex_unlock(&k->slots_mutex);
+}
+
+static void *amp_sfp_thread_serve(void *arg)
+{
+    amp_sfp_keeper_t *k = arg;
     for (;;) {
-        MPI_Offset req[2]; /* operation, argument */
+        MPI_Offset req[3], before;
         MPI_Status st;
-        if (PMPI_Recv(req, 2, MPI_OFFSET, MPI_ANY_SOURCE, AMP_SFP_REQ_TAG, m->comm, &st) !=
+        if (PMPI_Recv(req, 3, MPI_OFFSET, MPI_ANY_SOURCE, AMP_SFP_KEEPER_REQ, k->comm, &st) !=
                 MPI_SUCCESS ||
-            req[0] == AMP_SFP_OP_STOP)
+            req[0] == AMP_SFP_KEEPER_STOP)
             break;
-        MPI_Offset before;
-        amp_sfp_addproc_apply(m, req[0], req[1], &before);
-        PMPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_REPLY_TAG, m->comm);
+        amp_sfp_thread_apply(k, req, &before);
+        PMPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_KEEPER_REPLY, k->comm);
     }
     return NULL;
 }
 
-static int amp_sfp_addproc_create(amp_sfp_t *s)
+/* Whether a thread blocked in MPI lets another thread of the process make progress. */
+static int amp_sfp_thread_fit(void)
 {
-    int level = MPI_THREAD_SINGLE, fit, all = 0;
+    int level = MPI_THREAD_SINGLE, len = 0;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
     PMPI_Query_thread(&level);
-    fit = level == MPI_THREAD_MULTIPLE && amp_sfp_addproc_library_fit();
-    PMPI_Allreduce(&fit, &all, 1, MPI_INT, MPI_LAND, s->comm);
+    return level == MPI_THREAD_MULTIPLE && PMPI_Get_library_version(version, &len) == MPI_SUCCESS &&
+           !strstr(version, "MPICH");
+}
+
+static int amp_sfp_thread_make(MPI_Comm comm, int rank, void **state)
+{
+    int fit = amp_sfp_thread_fit(), all = 0;
+    PMPI_Allreduce(&fit, &all, 1, MPI_INT, MPI_LAND, comm);
     if (!all)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-    amp_sfp_addproc_t *m = calloc(1, sizeof(*m));
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    int rc = PMPI_Comm_dup(s->comm, &m->comm);
-    if (rc != MPI_SUCCESS) {
-        free(m);
-        return rc;
+        return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "a keeper thread needs MPI_THREAD_MULTIPLE from an MPI whose blocked "
+                       "threads let others progress");
+    amp_sfp_keeper_t *k = amp_sfp_keeper_new(comm, comm, rank);
+    int ok = k != NULL;
+    if (ok && rank == 0)
+        ok = pthread_create(&k->thread, NULL, amp_sfp_thread_serve, k) == 0;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok) {
+        if (k && rank == 0 && k->thread) {
+            MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
+            PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, comm);
+            pthread_join(k->thread, NULL);
+        }
+        if (k)
+            amp_sfp_keeper_free(k);
+        return amp_err(MPI_ERR_OTHER, "cannot start a keeper thread");
     }
-    pthread_mutex_init(&m->mutex, NULL);
-    pthread_mutex_init(&m->value_mutex, NULL);
-    if (s->rank == 0 && pthread_create(&m->thread, NULL, amp_sfp_addproc_serve, m) == 0)
-        m->running = 1;
-    s->state = m;
-    int ok = s->rank != 0 || m->running;
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, s->comm);
-    return ok ? MPI_SUCCESS : MPI_ERR_OTHER;
+    *state = k;
+    return MPI_SUCCESS;
 }
 
-static void amp_sfp_addproc_destroy(amp_sfp_t *s, int collective)
+static void amp_sfp_thread_unmake(void *state)
 {
-    amp_sfp_addproc_t *m = s->state;
-    if (!m)
-        return;
-    if (collective)
-        PMPI_Barrier(m->comm); /* no request is on its way */
-    if (m->running) {
-        MPI_Offset stop[2] = {AMP_SFP_OP_STOP, 0};
-        PMPI_Send(stop, 2, MPI_OFFSET, 0, AMP_SFP_REQ_TAG, m->comm);
-        pthread_join(m->thread, NULL);
+    amp_sfp_keeper_t *k = state;
+    PMPI_Barrier(k->comm); /* no request is on its way */
+    if (k->rank == 0) {
+        MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
+        PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, k->comm);
+        pthread_join(k->thread, NULL);
     }
-    if (collective)
-        PMPI_Comm_free(&m->comm);
-    pthread_mutex_destroy(&m->mutex);
-    pthread_mutex_destroy(&m->value_mutex);
-    free(m);
-    s->state = NULL;
+    amp_sfp_keeper_free(k);
 }
 
-static int amp_sfp_addproc_ask(amp_sfp_t *s, MPI_Offset op, MPI_Offset arg, MPI_Offset *before)
+static int amp_sfp_thread_op(void *state, int index, MPI_Offset in, MPI_Offset *out, MPI_Op op)
 {
-    amp_sfp_addproc_t *m = s->state;
-    if (s->rank == 0) {
-        amp_sfp_addproc_apply(m, op, arg, before);
+    amp_sfp_keeper_t *k = state;
+    MPI_Offset code = amp_sfp_keeper_code(op), arg = op == MPI_NO_OP ? 0 : in;
+    if (k->rank == 0) { /* the keeper's own process reads the slots directly */
+        MPI_Offset req[3] = {code, index, arg};
+        amp_sfp_thread_apply(k, req, out);
         return MPI_SUCCESS;
     }
-    MPI_Offset req[2] = {op, arg};
-    pthread_mutex_lock(&m->mutex);
-    int rc = PMPI_Send(req, 2, MPI_OFFSET, 0, AMP_SFP_REQ_TAG, m->comm);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Recv(before, 1, MPI_OFFSET, 0, AMP_SFP_REPLY_TAG, m->comm, MPI_STATUS_IGNORE);
-    pthread_mutex_unlock(&m->mutex);
-    return rc;
+    return amp_sfp_keeper_ask(k, code, index, arg, out);
 }
 
-static int amp_sfp_addproc_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
+const amp_sfp_backend_t amp_sfp_backend_thread = {.name = "thread",
+                                                  .make = amp_sfp_thread_make,
+                                                  .unmake = amp_sfp_thread_unmake,
+                                                  .op = amp_sfp_thread_op};
+
+/* ---- a spawned server ---- */
+
+/* Any object of the library: dladdr names the file it was loaded from. */
+static const char amp_sfp_in_library = 0;
+
+/* <directory of libampio>/ampio/ampio-sfp-server, if it is there. */
+static int amp_sfp_server_path(char *path, size_t size)
 {
-    return amp_sfp_addproc_ask(s, AMP_SFP_OP_ADD, delta, before);
+    Dl_info info;
+    if (!dladdr(&amp_sfp_in_library, &info) || !info.dli_fname)
+        return 0;
+    char lib[PATH_MAX];
+    snprintf(lib, sizeof(lib), "%s", info.dli_fname);
+    snprintf(path, size, "%s/ampio/ampio-sfp-server", dirname(lib));
+    return access(path, X_OK) == 0;
 }
 
-static int amp_sfp_addproc_get(amp_sfp_t *s, MPI_Offset *value)
+static int amp_sfp_spawn_make(MPI_Comm comm, int rank, void **state)
 {
-    return amp_sfp_addproc_ask(s, AMP_SFP_OP_ADD, 0, value);
+    char path[PATH_MAX] = "";
+    int found = rank != 0 || amp_sfp_server_path(path, sizeof(path));
+    PMPI_Bcast(&found, 1, MPI_INT, 0, comm);
+    if (!found)
+        return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "the shared file pointer server ampio-sfp-server is not installed next "
+                       "to the library");
+    MPI_Comm inter = MPI_COMM_NULL;
+    int errcode = MPI_SUCCESS;
+    /* the outcome is the same on every rank: the root's, broadcast by MPI_Comm_spawn */
+    int rc = PMPI_Comm_spawn(path, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, comm, &inter, &errcode);
+    if (rc != MPI_SUCCESS)
+        return amp_err(amp_err_class(rc), "cannot spawn the shared file pointer server");
+    amp_sfp_keeper_t *k = amp_sfp_keeper_new(inter, comm, rank);
+    int ok = k != NULL;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok) {
+        if (rank == 0) {
+            MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
+            PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, inter);
+        }
+        PMPI_Comm_disconnect(&inter);
+        if (k)
+            amp_sfp_keeper_free(k);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer keeper");
+    }
+    *state = k;
+    return MPI_SUCCESS;
 }
 
-static int amp_sfp_addproc_set(amp_sfp_t *s, MPI_Offset value)
+static void amp_sfp_spawn_unmake(void *state)
 {
-    MPI_Offset old;
-    return amp_sfp_addproc_ask(s, AMP_SFP_OP_SET, value, &old);
+    amp_sfp_keeper_t *k = state;
+    PMPI_Barrier(k->group); /* every request is answered */
+    if (k->rank == 0) {
+        MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
+        PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, k->comm);
+    }
+    PMPI_Comm_disconnect(&k->comm); /* collective with the server, which then ends */
+    amp_sfp_keeper_free(k);
 }
 
-const amp_sfp_ops_t amp_sfp_addproc_ops = {
-    .name = "addproc",
-    .create = amp_sfp_addproc_create,
-    .destroy = amp_sfp_addproc_destroy,
-    .fetch_add = amp_sfp_addproc_fetch_add,
-    .get = amp_sfp_addproc_get,
-    .set = amp_sfp_addproc_set,
-};
+static int amp_sfp_spawn_op(void *state, int index, MPI_Offset in, MPI_Offset *out, MPI_Op op)
+{
+    amp_sfp_keeper_t *k = state;
+    return amp_sfp_keeper_ask(k, amp_sfp_keeper_code(op), index, op == MPI_NO_OP ? 0 : in, out);
+}
+
+const amp_sfp_backend_t amp_sfp_backend_spawn = {.name = "spawn",
+                                                 .make = amp_sfp_spawn_make,
+                                                 .unmake = amp_sfp_spawn_unmake,
+                                                 .op = amp_sfp_spawn_op};

@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "dtype/dt.h"
+#include "sharedfp/sfp_pool.h"
 
 typedef struct amp_sfp amp_sfp_t;
 
@@ -14,6 +15,8 @@ typedef struct amp_sfp_ops {
     /* Collective; returns an error (the same on every rank) when the component cannot serve
      * this file, so that the dispatcher can fall back. */
     int (*create)(amp_sfp_t *s);
+    /* create's outcome is already the same on every rank: the dispatcher need not agree */
+    int agreed;
     /* Collective when `collective`, else local cleanup only (the process is finalizing). */
     void (*destroy)(amp_sfp_t *s, int collective);
     int (*fetch_add)(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
@@ -32,22 +35,29 @@ struct amp_sfp {
     amp_file_t *f;
     MPI_Comm comm; /* the file's communicator */
     int rank, nprocs;
-    char token[40]; /* unique per open file, the same on every rank: names side files */
-    void *state;    /* the component's own */
+    char token[40];      /* unique per open file, the same on every rank: names side files */
+    void *state;         /* the component's own */
+    amp_sfp_slot_t slot; /* the window components' pointer */
 };
 
 extern const amp_sfp_ops_t amp_sfp_shm_ops, amp_sfp_rma_ops, amp_sfp_lockedfile_ops,
-    amp_sfp_addproc_ops, amp_sfp_individual_ops;
+    amp_sfp_addproc_ops, amp_sfp_individual_ops, amp_sfp_single_ops;
 
-/* Creates the component for which every rank is fit to serve the file as the pointer
- * keeper of a deferring component: shm when all ranks share a node, else rma. Collective. */
-int amp_sfp_create_window(amp_sfp_t *s, const amp_sfp_ops_t **chosen);
+/* Creates `ops` for the file and agrees on the outcome. Collective. */
+int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops);
+
+/* Creates the window component every rank is fit to serve: shm when all ranks share a node,
+ * else rma. Sets s->ops. Collective; the same outcome on every rank. */
+int amp_sfp_create_window(amp_sfp_t *s);
 
 /* Side files: "<dir>/.<name>.ampio-sfp-<token><suffix>", mode 0600, never through a link.
  * NEW creates the file, SHARE also opens one of this user that another rank created, EXISTING
  * only opens (and leaves `*fd` at -1 when there is none). */
 enum { AMP_SFP_SIDE_NEW, AMP_SFP_SIDE_SHARE, AMP_SFP_SIDE_EXISTING };
 int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name);
+/* A side file of this process rather than of one file, next to `near`:
+ * "<dir>/.ampio-sfp-proc-<token><suffix>". */
+int amp_sfp_side_name_process(const char *near, const char *suffix, char **name);
 int amp_sfp_side_open(const char *name, int how, int *fd);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -34,6 +35,23 @@ int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name)
         return amp_err(MPI_ERR_NO_MEM, "out of memory naming a side file of \"%s\"", s->f->path);
     snprintf(*name, len, "%.*s.%s%s%s%s", (int)dirlen, s->f->path, base, AMP_SFP_SIDE_TAG, s->token,
              suffix);
+    return MPI_SUCCESS;
+}
+
+int amp_sfp_side_name_process(const char *near, const char *suffix, char **name)
+{
+    size_t dirlen;
+    const char *base;
+    amp_sfp_split(near, &dirlen, &base);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    char token[48];
+    snprintf(token, sizeof(token), "proc-%lx-%lx", (unsigned long)getpid(),
+             (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20));
+    size_t len = dirlen + 1 + strlen(AMP_SFP_SIDE_TAG) + strlen(token) + strlen(suffix) + 1;
+    if (!(*name = malloc(len)))
+        return amp_err(MPI_ERR_NO_MEM, "out of memory naming a side file near \"%s\"", near);
+    snprintf(*name, len, "%.*s%s%s%s", (int)dirlen, near, AMP_SFP_SIDE_TAG, token, suffix);
     return MPI_SUCCESS;
 }
 

@@ -39,7 +39,10 @@ int MPI_Init(int *argc, char ***argv)
     return MPI_Init_thread(argc, argv, thread_level_wanted, &provided);
 }
 
-static const char *components[] = {"auto", "shm", "rma", "lockedfile", "addproc", "individual"};
+/* "addproc-X" is addproc with the hint ampio_sharedfp_addproc=X */
+static const char *components[] = {"auto",           "shm",        "rma",
+                                   "lockedfile",     "addproc",    "addproc-spawn",
+                                   "addproc-thread", "individual", "single"};
 #define NCOMP ((int)(sizeof(components) / sizeof(components[0])))
 
 /* A record: header then payload bytes derived from (rank, seq). */
@@ -186,7 +189,8 @@ static int count_side_files(void)
 static void check_write_shared(MPI_File fa, MPI_File fb, const char *name)
 {
     /* side files are made on first use, and only by the components that keep any */
-    int keeps = !strcmp(name, "lockedfile") || !strcmp(name, "individual");
+    int keeps =
+        !strcmp(name, "lockedfile") || !strcmp(name, "individual") || !strcmp(name, "single");
     if (amptest_under_ampio() && amptest_rank == 0)
         amptest_check(count_side_files() == 0, "%s: side files exist before first use", name);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -202,6 +206,11 @@ static void check_write_shared(MPI_File fa, MPI_File fb, const char *name)
     if (amptest_under_ampio() && amptest_rank == 0)
         amptest_check(keeps == (count_side_files() > 0), "%s: %d side files in use", name,
                       count_side_files());
+    /* single: one data and one metadata file per process, whatever the number of files */
+    if (amptest_under_ampio() && amptest_rank == 0 && !strcmp(name, "single"))
+        amptest_check(count_side_files() == 2 * amptest_size,
+                      "single: %d side files for 2 files on %d processes", count_side_files(),
+                      amptest_size);
     amptest_ok(MPI_File_sync(fa), "MPI_File_sync");
     amptest_ok(MPI_File_sync(fb), "MPI_File_sync");
     MPI_Barrier(MPI_COMM_WORLD);
@@ -219,6 +228,51 @@ static void check_write_shared(MPI_File fa, MPI_File fb, const char *name)
     MPI_File_get_size(fa, &size);
     amptest_check(size == total, "%s: file A has %lld bytes, expected %lld", name, (long long)size,
                   total);
+}
+
+/* More files open at once than one pointer window holds, on the world and on halves of it,
+ * twice: every pointer starts at 0 (a reused one is reset) and moves only with its file. */
+#define MANY_FILES 70
+static void check_many_files(const char *name, MPI_Info info)
+{
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, amptest_rank % 2, amptest_rank, &half);
+    int half_size;
+    MPI_Comm_size(half, &half_size);
+    for (int round = 0; round < 2; round++) {
+        MPI_File fh[MANY_FILES];
+        for (int i = 0; i < MANY_FILES; i++) {
+            char path[64];
+            snprintf(path, sizeof(path), "many.%d.%d", i, i % 2 ? amptest_rank % 2 : 2);
+            MPI_Comm comm = i % 2 ? half : MPI_COMM_WORLD;
+            amptest_ok(MPI_File_open(comm, amptest_path(path), MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                     info, &fh[i]),
+                       "MPI_File_open (many)");
+            check_position(fh[i], 0, "a newly opened file");
+        }
+        for (int i = 0; i < MANY_FILES; i++) {
+            int words = 1 + i % 3;
+            int buf[3] = {amptest_rank, i, round};
+            amptest_ok(MPI_File_write_shared(fh[i], buf, words, MPI_INT, MPI_STATUS_IGNORE),
+                       "MPI_File_write_shared (many)");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < MANY_FILES; i++) {
+            long long ranks = i % 2 ? half_size : amptest_size;
+            check_position(fh[i], ranks * (1 + i % 3) * (long long)sizeof(int), name);
+        }
+        for (int i = 0; i < MANY_FILES; i++)
+            amptest_ok(MPI_File_close(&fh[i]), "MPI_File_close (many)");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < MANY_FILES; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "many.%d.%d", i, i % 2 ? amptest_rank % 2 : 2);
+        if (i % 2 ? amptest_rank < 2 : amptest_rank == 0)
+            MPI_File_delete(amptest_path(path), MPI_INFO_NULL);
+    }
+    MPI_Comm_free(&half);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* write_ordered in rank order from `base`, then read_ordered and read_shared of chunks. */
@@ -422,17 +476,23 @@ static void check_method(MPI_File fh, const char *comp)
     MPI_Info_get(info, "ampio_sharedfp_method", MPI_MAX_INFO_VAL, value, &flag);
     MPI_Info_free(&info);
     MPI_Query_thread(&level);
-    /* the service thread needs MPI_THREAD_MULTIPLE and a library that is not MPICH-derived */
+    /* the service thread needs MPI_THREAD_MULTIPLE and a library that is not MPICH-derived;
+     * Open MPI can spawn the keeper process, MPICH's ch4:ucx cannot */
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(version, &len);
-    int addproc = level == MPI_THREAD_MULTIPLE && !strstr(version, "MPICH");
-    int window = !strcmp(comp, "auto") || (!strcmp(comp, "addproc") && !addproc);
-    if (window)
+    int mpich = strstr(version, "MPICH") != NULL;
+    int thread = level == MPI_THREAD_MULTIPLE && !mpich, spawn = !mpich;
+    int is_addproc = !strncmp(comp, "addproc", 7);
+    int made = !strcmp(comp, "addproc-thread")  ? thread
+               : !strcmp(comp, "addproc-spawn") ? spawn
+                                                : spawn || thread;
+    if (!strcmp(comp, "auto") || (is_addproc && !made))
         amptest_check(flag && (!strcmp(value, "shm") || !strcmp(value, "rma")),
                       "%s: method reported as \"%s\"", comp, value);
     else
-        amptest_check(flag && !strcmp(value, comp), "%s: method reported as \"%s\"", comp, value);
+        amptest_check(flag && !strcmp(value, is_addproc ? "addproc" : comp),
+                      "%s: method reported as \"%s\"", comp, value);
 }
 
 /* Nothing but the test's own files may be in the output directory (ampio). */
@@ -461,7 +521,12 @@ static void run_component(const char *comp)
     snprintf(po, sizeof(po), "%s", amptest_path(o));
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "ampio_sharedfp", comp);
+    if (!strncmp(comp, "addproc-", 8)) {
+        MPI_Info_set(info, "ampio_sharedfp", "addproc");
+        MPI_Info_set(info, "ampio_sharedfp_addproc", comp + 8);
+    } else {
+        MPI_Info_set(info, "ampio_sharedfp", comp);
+    }
     int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
     MPI_File fa, fb, fo;
     if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, pa, amode, info, &fa), "open A") ||
@@ -479,6 +544,7 @@ static void run_component(const char *comp)
     check_interleaved(fa, end + all, comp);
 
     check_view(comp, info);
+    check_many_files(comp, info);
 
     /* a deterministic file for the byte comparison with the native run */
     check_ordered_and_reads(fo, 0, comp);

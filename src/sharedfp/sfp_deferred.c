@@ -1,0 +1,303 @@
+/* The deferring components (Kulkarni and Gabriel): write_shared appends the data to a side data
+ * file of the writing process and notes a record (id, timestamp, position in the side file,
+ * length, file); at collective points (ordered and collective accesses, seek_shared, set_view,
+ * sync, close) the records of the file are gathered from every rank, sorted by timestamp and
+ * their data copied into the file. "individual" keeps a store of side files per file and
+ * process, "single" one per process for all the files it has open (sfp_store.c).
+ *
+ * Timestamps are MPI_Wtime corrected by each rank's offset to rank 0, measured at open by
+ * ping-pong. A window component (shm or rma) keeps the pointer itself: it advances on every
+ * write_shared by the record's length, so get_position_shared stays exact, and it serves the
+ * calls these components cannot (read_shared). A read_shared between two merges pins the range
+ * it read; merged data flows around such ranges, so nothing overlaps. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agree.h"
+#include "core/err.h"
+#include "io/datarep.h"
+#include "io/xfer.h"
+#include "sharedfp/sfp_deferred.h"
+
+#define AMP_SFP_CLOCK_TAG    7301
+#define AMP_SFP_CLOCK_ROUNDS 4
+
+/* Offset of this rank's MPI_Wtime to rank 0's, from the round trip with the least delay. */
+static double amp_sfp_clock_offset(amp_sfp_t *s)
+{
+    double offset = 0, best = -1, t;
+    for (int r = 1; r < s->nprocs; r++) {
+        for (int k = 0; k < AMP_SFP_CLOCK_ROUNDS; k++) {
+            if (s->rank == 0) {
+                PMPI_Recv(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm, MPI_STATUS_IGNORE);
+                t = PMPI_Wtime();
+                PMPI_Send(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm);
+            } else if (s->rank == r) {
+                double t0 = PMPI_Wtime();
+                PMPI_Send(&t0, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm);
+                PMPI_Recv(&t, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm, MPI_STATUS_IGNORE);
+                double t1 = PMPI_Wtime();
+                if (best < 0 || t1 - t0 < best) {
+                    best = t1 - t0;
+                    offset = t - (t0 + t1) / 2;
+                }
+            }
+        }
+    }
+    return offset;
+}
+
+int amp_sfp_deferred_create(amp_sfp_t *s, amp_sfp_deferred_t *m)
+{
+    m->counter = *s;
+    m->counter.state = NULL;
+    int rc = amp_sfp_create_window(&m->counter);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    m->clock_offset = amp_sfp_clock_offset(s);
+    s->state = m;
+    return MPI_SUCCESS;
+}
+
+void amp_sfp_deferred_destroy(amp_sfp_t *s, int collective)
+{
+    amp_sfp_deferred_t *m = s->state;
+    m->counter.ops->destroy(&m->counter, collective);
+}
+
+/* Notes a record of this file. Called with the store locked. */
+static int amp_sfp_deferred_note(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t local, int64_t len,
+                                 int64_t at)
+{
+    amp_sfp_rec_t r = {.ts = PMPI_Wtime() + m->clock_offset,
+                       .local = local,
+                       .len = len,
+                       .at = at,
+                       .tag = m->tag,
+                       .rank = s->rank};
+    return amp_sfp_store_note(m->store, &r);
+}
+
+/* The file bytes of the access: encoded by the data representation, else packed. */
+static int amp_sfp_deferred_bytes(amp_sfp_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
+                                  amp_dt_t *mdt, MPI_Count bytes, char *out)
+{
+    const amp_datarep_t *rep = s->f->view.rep;
+    if (amp_datarep_converts(rep))
+        return amp_datarep_encode(rep, buf, type, mdt, count, out);
+    if (count > INT_MAX || bytes > INT_MAX)
+        return amp_err(MPI_ERR_COUNT,
+                       "MPI_File_write_shared: %lld bytes is too much for one "
+                       "deferred shared pointer write",
+                       (long long)bytes);
+    int pos = 0;
+    return PMPI_Pack(buf, (int)count, type, out, (int)bytes, &pos, MPI_COMM_SELF);
+}
+
+int amp_sfp_deferred_write(amp_sfp_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
+                           amp_dt_t *mdt, MPI_Count bytes)
+{
+    amp_sfp_deferred_t *m = s->state;
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    char *data = malloc((size_t)bytes);
+    if (!data)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory deferring %lld bytes", (long long)bytes);
+    int rc = amp_sfp_deferred_bytes(s, buf, count, type, mdt, bytes, data);
+    MPI_Offset len = (MPI_Offset)(bytes / s->f->view.esize);
+    int64_t local = 0;
+    amp_sfp_store_lock(m->store);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_store_append(m->store, data, (size_t)bytes, &local);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_deferred_note(s, m, local, len, -1);
+    amp_sfp_store_unlock(m->store);
+    free(data);
+    MPI_Offset before;
+    if (rc == MPI_SUCCESS) /* the pointer moves now; the data's place is fixed at the merge */
+        rc = m->counter.ops->fetch_add(&m->counter, len, &before);
+    return rc;
+}
+
+int amp_sfp_deferred_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
+{
+    amp_sfp_deferred_t *m = s->state;
+    int rc = m->counter.ops->fetch_add(&m->counter, delta, before);
+    if (rc == MPI_SUCCESS && delta > 0 && !(s->f->amode & MPI_MODE_RDONLY)) {
+        amp_sfp_store_lock(m->store);
+        rc = amp_sfp_deferred_note(s, m, -1, delta, *before);
+        amp_sfp_store_unlock(m->store);
+    }
+    return rc;
+}
+
+/* Every record of the epoch comes after this range, so the merge needs no note of it: it places
+ * data from the pointer's value minus the records' lengths. */
+int amp_sfp_deferred_fetch_add_collective(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
+{
+    amp_sfp_deferred_t *m = s->state;
+    return m->counter.ops->fetch_add(&m->counter, delta, before);
+}
+
+int amp_sfp_deferred_get(amp_sfp_t *s, MPI_Offset *value)
+{
+    amp_sfp_deferred_t *m = s->state;
+    return m->counter.ops->get(&m->counter, value);
+}
+
+int amp_sfp_deferred_set(amp_sfp_t *s, MPI_Offset value)
+{
+    amp_sfp_deferred_t *m = s->state;
+    return m->counter.ops->set(&m->counter, value);
+}
+
+static int amp_sfp_by_time(const void *pa, const void *pb)
+{
+    const amp_sfp_rec_t *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int amp_sfp_by_place(const void *pa, const void *pb)
+{
+    const amp_sfp_rec_t *a = pa, *b = pb;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Copies `len` etypes of this rank's side data from `local` to the file at position `at`. */
+static int amp_sfp_deferred_copy(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t local, int64_t len,
+                                 int64_t at)
+{
+    MPI_Count esize = s->f->view.esize, bytes = (MPI_Count)len * esize;
+    char *buf = malloc((size_t)bytes);
+    if (!buf)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory merging %lld bytes", (long long)bytes);
+    amp_dt_t *byte_dt = NULL;
+    amp_sfp_store_lock(m->store);
+    int rc = amp_sfp_store_read(m->store, buf, (size_t)bytes, local);
+    amp_sfp_store_unlock(m->store);
+    if (rc == MPI_SUCCESS)
+        rc = amp_dt_get(MPI_BYTE, &byte_dt);
+    if (rc == MPI_SUCCESS) {
+        amp_xfer_t x = {.f = s->f,
+                        .write = 1,
+                        .pos = (MPI_Count)at * esize,
+                        .nbytes = bytes,
+                        .mem = buf,
+                        .mdt = byte_dt};
+        MPI_Count done = 0;
+        rc = amp_xfer(&x, &done);
+        if (rc == MPI_SUCCESS && done != bytes)
+            rc = amp_err(MPI_ERR_IO, "merging shared pointer data wrote %lld of %lld bytes",
+                         (long long)done, (long long)bytes);
+    }
+    amp_dt_release(byte_dt);
+    free(buf);
+    return rc;
+}
+
+/* Places every record: pinned ranges stay where they are, data fills the rest of
+ * [end - total, end) in timestamp order, split around pinned ranges. Writes this rank's. */
+static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_rec_t *all,
+                                  int64_t n, MPI_Offset end)
+{
+    amp_sfp_rec_t *pins = malloc((size_t)n * sizeof(*pins));
+    if (!pins)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
+    int64_t total = 0, ndata = 0, npins = 0;
+    for (int64_t i = 0; i < n; i++) {
+        total += all[i].len;
+        if (all[i].local >= 0)
+            all[ndata++] = all[i];
+        else
+            pins[npins++] = all[i];
+    }
+    qsort(all, (size_t)ndata, sizeof(*all), amp_sfp_by_time);
+    qsort(pins, (size_t)npins, sizeof(*pins), amp_sfp_by_place);
+    int rc = MPI_SUCCESS;
+    int64_t cursor = end - total, p = 0;
+    for (int64_t i = 0; i < ndata; i++) {
+        int64_t done = 0;
+        while (done < all[i].len) {
+            while (p < npins && pins[p].at <= cursor) {
+                if (pins[p].at + pins[p].len > cursor)
+                    cursor = pins[p].at + pins[p].len;
+                p++;
+            }
+            int64_t piece = all[i].len - done;
+            if (p < npins && pins[p].at - cursor < piece)
+                piece = pins[p].at - cursor;
+            if (all[i].rank == s->rank && rc == MPI_SUCCESS)
+                rc = amp_sfp_deferred_copy(s, m, all[i].local + done * s->f->view.esize, piece,
+                                           cursor);
+            cursor += piece;
+            done += piece;
+        }
+    }
+    free(pins);
+    return rc;
+}
+
+/* The store stays unlocked during the collective part: with "single" another thread may merge
+ * another file meanwhile, and holding the lock there could make two ranks wait for each other. */
+int amp_sfp_deferred_sync(amp_sfp_t *s)
+{
+    amp_sfp_deferred_t *m = s->state;
+    amp_sfp_rec_t *mine = NULL, *all = NULL;
+    int64_t n = 0, total = 0;
+    amp_sfp_store_lock(m->store);
+    int rc = amp_sfp_store_take(m->store, m->tag, &mine, &n);
+    amp_sfp_store_unlock(m->store);
+    if (rc != MPI_SUCCESS)
+        n = 0;
+    long long count = n, *counts = malloc((size_t)s->nprocs * sizeof(*counts));
+    int *bytes = malloc((size_t)s->nprocs * sizeof(*bytes));
+    int *displs = malloc((size_t)s->nprocs * sizeof(*displs));
+    int ok = counts && bytes && displs, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    if (!all_ok) {
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
+        goto out;
+    }
+    PMPI_Allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm);
+    for (int r = 0; r < s->nprocs; r++) {
+        displs[r] = (int)(total * (int64_t)sizeof(amp_sfp_rec_t));
+        bytes[r] = (int)(counts[r] * (int64_t)sizeof(amp_sfp_rec_t));
+        total += counts[r];
+    }
+    if (total == 0)
+        goto out;
+    /* every rank has entered the merge, so every pointer move before it is done */
+    MPI_Offset end = 0;
+    int grc = s->rank == 0 ? m->counter.ops->get(&m->counter, &end) : MPI_SUCCESS;
+    PMPI_Bcast(&end, 1, MPI_OFFSET, 0, s->comm);
+    all = malloc((size_t)total * sizeof(*all));
+    ok = all != NULL;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    if (!all_ok) {
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
+        goto out;
+    }
+    PMPI_Allgatherv(mine, bytes[s->rank], MPI_BYTE, all, bytes, displs, MPI_BYTE, s->comm);
+    int prc = amp_sfp_deferred_place(s, m, all, total, end);
+    if (rc == MPI_SUCCESS)
+        rc = grc != MPI_SUCCESS ? grc : prc;
+out:
+    amp_sfp_store_lock(m->store);
+    int drc = amp_sfp_store_done(m->store);
+    amp_sfp_store_unlock(m->store);
+    if (rc == MPI_SUCCESS)
+        rc = drc;
+    free(all);
+    free(mine);
+    free(counts);
+    free(bytes);
+    free(displs);
+    return amp_agree(s->comm, rc); /* also: the merged data is in place before anyone goes on */
+}

@@ -1,0 +1,253 @@
+/* Pools of shared file pointers: one window of pointer slots per group of processes. */
+#include "sharedfp/sfp_pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/nodes.h"
+
+struct amp_sfp_pool {
+    amp_sfp_pool_t *next; /* creation order, which is the same on every process */
+    int *world, n;        /* the group's key; NULL for a pool that is not kept */
+    int id;               /* creation number within the group: names the pool in a reduction */
+    amp_sfp_pool_kind_t kind;
+    const amp_sfp_backend_t *backend;
+    void *state; /* the backend's */
+    MPI_Comm comm;
+    unsigned char used[AMP_SFP_POOL_SLOTS]; /* at rank 0 */
+};
+
+static const amp_sfp_backend_t *const amp_sfp_backends[AMP_SFP_POOL_KINDS] = {
+    [AMP_SFP_POOL_SHM] = &amp_sfp_backend_shm,
+    [AMP_SFP_POOL_RMA] = &amp_sfp_backend_rma,
+    [AMP_SFP_POOL_SPAWN] = &amp_sfp_backend_spawn,
+    [AMP_SFP_POOL_THREAD] = &amp_sfp_backend_thread,
+};
+
+static amp_sfp_pool_t *amp_sfp_pools;
+static pthread_mutex_t amp_sfp_pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int amp_sfp_pool_same_group(const amp_sfp_pool_t *p, const int *world, int n)
+{
+    return p->world && p->n == n && memcmp(p->world, world, (size_t)n * sizeof(int)) == 0;
+}
+
+/* Whether a pool of `have` serves a request for `want`. */
+static int amp_sfp_pool_serves(amp_sfp_pool_kind_t have, amp_sfp_pool_kind_t want)
+{
+    if (want == AMP_SFP_POOL_ANY)
+        return have == AMP_SFP_POOL_SHM || have == AMP_SFP_POOL_RMA;
+    if (want == AMP_SFP_POOL_KEEPER)
+        return have == AMP_SFP_POOL_SPAWN || have == AMP_SFP_POOL_THREAD;
+    return have == want;
+}
+
+/* Rank 0: marks a free slot of a fit pool of the group used; returns the pool or NULL. */
+static amp_sfp_pool_t *amp_sfp_pool_pick(const int *world, int n, amp_sfp_pool_kind_t kind,
+                                         int *index)
+{
+    amp_sfp_pool_t *found = NULL;
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    for (amp_sfp_pool_t *p = amp_sfp_pools; p && !found; p = p->next) {
+        if (!amp_sfp_pool_same_group(p, world, n) || !amp_sfp_pool_serves(p->kind, kind))
+            continue;
+        for (int i = 0; i < AMP_SFP_POOL_SLOTS && !found; i++)
+            if (!p->used[i]) {
+                p->used[i] = 1;
+                *index = i;
+                found = p;
+            }
+    }
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+    return found;
+}
+
+static amp_sfp_pool_t *amp_sfp_pool_find(const int *world, int n, int id)
+{
+    amp_sfp_pool_t *found = NULL;
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    for (amp_sfp_pool_t *p = amp_sfp_pools; p && !found; p = p->next)
+        if (amp_sfp_pool_same_group(p, world, n) && p->id == id)
+            found = p;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+    return found;
+}
+
+/* Appends a made pool and numbers it within its group; every rank does so in the same order. */
+static void amp_sfp_pool_keep(amp_sfp_pool_t *p)
+{
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    amp_sfp_pool_t **tail = &amp_sfp_pools;
+    for (; *tail; tail = &(*tail)->next)
+        if (amp_sfp_pool_same_group(*tail, p->world, p->n))
+            p->id++;
+    *tail = p;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+}
+
+static void amp_sfp_pool_destroy(amp_sfp_pool_t *p)
+{
+    p->backend->unmake(p->state);
+    PMPI_Comm_free(&p->comm);
+    free(p->world);
+    free(p);
+}
+
+/* The kind to make for a request of `kind`: shared memory needs every rank on one node. */
+static int amp_sfp_pool_resolve(MPI_Comm comm, int n, amp_sfp_pool_kind_t *kind)
+{
+    if (*kind != AMP_SFP_POOL_ANY && *kind != AMP_SFP_POOL_SHM)
+        return MPI_SUCCESS;
+    int *node = malloc((size_t)n * sizeof(int)), nnodes = 0, local, all_local = 0;
+    int rc = node ? amp_nodes_get(comm, n, node, &nnodes)
+                  : amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    free(node);
+    local = rc == MPI_SUCCESS && nnodes == 1;
+    PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, comm);
+    if (!all_local && *kind == AMP_SFP_POOL_SHM)
+        return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "a shared-memory file pointer needs every process on one node");
+    *kind = all_local ? AMP_SFP_POOL_SHM : AMP_SFP_POOL_RMA;
+    return MPI_SUCCESS;
+}
+
+/* Makes a pool of `kind` over `comm` and agrees on it; on success slot 0 is taken and the pool
+ * owns `world` (NULL: a pool for one file, not kept). */
+static int amp_sfp_pool_make(MPI_Comm comm, amp_sfp_pool_kind_t kind, int *world, int n,
+                             amp_sfp_pool_t **out)
+{
+    amp_sfp_pool_t *p = calloc(1, sizeof(*p));
+    int ok = p != NULL, all = 0, rc = MPI_SUCCESS, rank;
+    PMPI_Comm_rank(comm, &rank);
+    if (ok) {
+        p->kind = kind;
+        p->backend = amp_sfp_backends[kind];
+        ok = PMPI_Comm_dup(comm, &p->comm) == MPI_SUCCESS;
+    }
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
+    if (all) /* collective over the pool's communicator, and agreed there */
+        rc = p->backend->make(p->comm, rank, &p->state);
+    if (!all || rc != MPI_SUCCESS) {
+        if (ok)
+            PMPI_Comm_free(&p->comm);
+        free(p);
+        return rc != MPI_SUCCESS ? rc
+                                 : amp_err(MPI_ERR_NO_MEM, "out of memory for a file pointer pool");
+    }
+    p->world = world;
+    p->n = n;
+    p->used[0] = 1;
+    if (world)
+        amp_sfp_pool_keep(p);
+    *out = p;
+    return MPI_SUCCESS;
+}
+
+static int amp_sfp_slot_op(amp_sfp_slot_t *slot, MPI_Offset in, MPI_Offset *out, MPI_Op op)
+{
+    amp_sfp_pool_t *p = slot->pool;
+    return p->backend->op(p->state, slot->index, in, out, op);
+}
+
+int amp_sfp_slot_fetch_add(amp_sfp_slot_t *slot, MPI_Offset delta, MPI_Offset *before)
+{
+    return amp_sfp_slot_op(slot, delta, before, MPI_SUM);
+}
+
+int amp_sfp_slot_get(amp_sfp_slot_t *slot, MPI_Offset *value)
+{
+    return amp_sfp_slot_op(slot, 0, value, MPI_NO_OP);
+}
+
+int amp_sfp_slot_set(amp_sfp_slot_t *slot, MPI_Offset value)
+{
+    MPI_Offset old;
+    return amp_sfp_slot_op(slot, value, &old, MPI_REPLACE);
+}
+
+amp_sfp_pool_kind_t amp_sfp_slot_kind(const amp_sfp_slot_t *slot)
+{
+    return slot->pool->kind;
+}
+
+int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot)
+{
+    int rank, n;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &n);
+    int *world = amp_nodes_world_ranks(comm, n);
+    /* Rank 0 picks and resets a slot, then one reduction (the maximum of the pool id, the slot
+     * and whether a rank lacks the group's key) tells everyone and orders the reset before any
+     * use. Pools are made and kept on every rank of a group or on none, so every rank finds
+     * the pool named, and the outcome is the same everywhere. */
+    int choice[3] = {-1, -1, world == NULL}, agreed[3];
+    amp_sfp_pool_t *p = NULL;
+    if (rank == 0 && world && (p = amp_sfp_pool_pick(world, n, kind, &choice[1]))) {
+        slot->pool = p;
+        slot->index = choice[1];
+        if (amp_sfp_slot_set(slot, 0) == MPI_SUCCESS)
+            choice[0] = p->id; /* else the slot stays taken: its value is unknown */
+    }
+    PMPI_Allreduce(choice, agreed, 3, MPI_INT, MPI_MAX, comm);
+    if (agreed[0] >= 0 && !agreed[2] && (p = amp_sfp_pool_find(world, n, agreed[0]))) {
+        free(world);
+        slot->pool = p;
+        slot->index = agreed[1];
+        return MPI_SUCCESS;
+    }
+    if (rank == 0 && agreed[0] >= 0) /* picked, but a rank cannot name the group: give back */
+        amp_sfp_slot_release(slot, 0);
+    if (agreed[2]) { /* a pool for this file alone */
+        free(world);
+        world = NULL;
+    }
+    amp_sfp_pool_kind_t made = kind == AMP_SFP_POOL_KEEPER ? AMP_SFP_POOL_SPAWN : kind;
+    int rc = amp_sfp_pool_resolve(comm, n, &made);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_pool_make(comm, made, world, n, &p);
+    /* what may stand in: rma for shared memory, a thread for a spawned keeper */
+    if (rc != MPI_SUCCESS && kind == AMP_SFP_POOL_ANY && made == AMP_SFP_POOL_SHM)
+        rc = amp_sfp_pool_make(comm, AMP_SFP_POOL_RMA, world, n, &p);
+    if (rc != MPI_SUCCESS && kind == AMP_SFP_POOL_KEEPER)
+        rc = amp_sfp_pool_make(comm, AMP_SFP_POOL_THREAD, world, n, &p);
+    if (rc != MPI_SUCCESS) {
+        free(world);
+        return rc;
+    }
+    slot->pool = p;
+    slot->index = 0;
+    return MPI_SUCCESS;
+}
+
+void amp_sfp_slot_release(amp_sfp_slot_t *slot, int collective)
+{
+    amp_sfp_pool_t *p = slot->pool;
+    if (!p)
+        return;
+    slot->pool = NULL;
+    if (!p->world) { /* this file's own pool (MPI_Finalize reclaims it when not collective) */
+        if (collective)
+            amp_sfp_pool_destroy(p);
+        return;
+    }
+    if (collective)
+        PMPI_Barrier(p->comm); /* nobody uses the slot any more: rank 0 may hand it out again */
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    p->used[slot->index] = 0;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+}
+
+void amp_sfp_pool_free_all(void)
+{
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    amp_sfp_pool_t *p = amp_sfp_pools;
+    amp_sfp_pools = NULL;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+    while (p) { /* in creation order, the same in every process: each free is collective */
+        amp_sfp_pool_t *next = p->next;
+        amp_sfp_pool_destroy(p);
+        p = next;
+    }
+}

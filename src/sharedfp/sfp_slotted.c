@@ -1,0 +1,101 @@
+/* The components whose pointer is a slot of a pool the group's files share (sfp_pool.h), so
+ * that an open pays for one small reduction: "shm" and "rma" (sfp_window.c) and "addproc"
+ * (sfp_addproc.c). */
+#include "core/cfg.h"
+#include "sharedfp/sfp_impl.h"
+#include "sharedfp/sfp_pool.h"
+
+static int amp_sfp_slotted_take(amp_sfp_t *s, amp_sfp_pool_kind_t kind)
+{
+    return amp_sfp_slot_take(s->comm, kind, &s->slot);
+}
+
+static int amp_sfp_shm_create(amp_sfp_t *s)
+{
+    return amp_sfp_slotted_take(s, AMP_SFP_POOL_SHM);
+}
+
+static int amp_sfp_rma_create(amp_sfp_t *s)
+{
+    return amp_sfp_slotted_take(s, AMP_SFP_POOL_RMA);
+}
+
+/* The keeper the hint ampio_sharedfp_addproc asks for ("auto": spawned, else a thread). */
+static int amp_sfp_addproc_create(amp_sfp_t *s)
+{
+    static const amp_sfp_pool_kind_t kinds[] = {AMP_SFP_POOL_KEEPER, AMP_SFP_POOL_SPAWN,
+                                                AMP_SFP_POOL_THREAD};
+    return amp_sfp_slotted_take(s, kinds[amp_cfg_num(&s->f->cfg, AMP_CFG_AMPIO_SHAREDFP_ADDPROC)]);
+}
+
+static void amp_sfp_slotted_destroy(amp_sfp_t *s, int collective)
+{
+    amp_sfp_slot_release(&s->slot, collective);
+}
+
+static int amp_sfp_slotted_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
+{
+    return amp_sfp_slot_fetch_add(&s->slot, delta, before);
+}
+
+static int amp_sfp_slotted_get(amp_sfp_t *s, MPI_Offset *value)
+{
+    return amp_sfp_slot_get(&s->slot, value);
+}
+
+static int amp_sfp_slotted_set(amp_sfp_t *s, MPI_Offset value)
+{
+    return amp_sfp_slot_set(&s->slot, value);
+}
+
+const amp_sfp_ops_t amp_sfp_shm_ops = {
+    .name = "shm",
+    .create = amp_sfp_shm_create,
+    .agreed = 1,
+    .destroy = amp_sfp_slotted_destroy,
+    .fetch_add = amp_sfp_slotted_fetch_add,
+    .get = amp_sfp_slotted_get,
+    .set = amp_sfp_slotted_set,
+};
+
+const amp_sfp_ops_t amp_sfp_rma_ops = {
+    .name = "rma",
+    .create = amp_sfp_rma_create,
+    .agreed = 1,
+    .destroy = amp_sfp_slotted_destroy,
+    .fetch_add = amp_sfp_slotted_fetch_add,
+    .get = amp_sfp_slotted_get,
+    .set = amp_sfp_slotted_set,
+};
+
+static int amp_sfp_any_create(amp_sfp_t *s)
+{
+    return amp_sfp_slotted_take(s, AMP_SFP_POOL_ANY);
+}
+
+/* Stands for shm or rma until the pool's kind is known. */
+static const amp_sfp_ops_t amp_sfp_any_ops = {
+    .name = "window",
+    .create = amp_sfp_any_create,
+    .agreed = 1,
+    .destroy = amp_sfp_slotted_destroy,
+};
+
+const amp_sfp_ops_t amp_sfp_addproc_ops = {
+    .name = "addproc",
+    .create = amp_sfp_addproc_create,
+    .agreed = 1,
+    .destroy = amp_sfp_slotted_destroy,
+    .fetch_add = amp_sfp_slotted_fetch_add,
+    .get = amp_sfp_slotted_get,
+    .set = amp_sfp_slotted_set,
+};
+
+int amp_sfp_create_window(amp_sfp_t *s)
+{
+    int rc = amp_sfp_try(s, &amp_sfp_any_ops);
+    if (rc == MPI_SUCCESS)
+        s->ops =
+            amp_sfp_slot_kind(&s->slot) == AMP_SFP_POOL_SHM ? &amp_sfp_shm_ops : &amp_sfp_rma_ops;
+    return rc;
+}

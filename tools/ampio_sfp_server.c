@@ -1,0 +1,34 @@
+/* ampio-sfp-server: the keeper of a group's addproc shared file pointers, spawned by ampio with
+ * MPI_Comm_spawn. It serves requests (src/sharedfp/sfp_keeper.h) from any rank of its parent in
+ * arrival order until rank 0 of the parent says stop, then disconnects. Not for running by
+ * hand. */
+#include <stdio.h>
+
+#include "sharedfp/sfp_keeper.h"
+#include "sharedfp/sfp_pool.h"
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    if (parent == MPI_COMM_NULL) {
+        fprintf(stderr, "ampio-sfp-server: started by ampio only (MPI_Comm_spawn)\n");
+        MPI_Finalize();
+        return 1;
+    }
+    MPI_Offset slots[AMP_SFP_POOL_SLOTS] = {0};
+    for (;;) {
+        MPI_Offset req[3], before;
+        MPI_Status st;
+        if (MPI_Recv(req, 3, MPI_OFFSET, MPI_ANY_SOURCE, AMP_SFP_KEEPER_REQ, parent, &st) !=
+                MPI_SUCCESS ||
+            req[0] == AMP_SFP_KEEPER_STOP)
+            break;
+        before = amp_sfp_keeper_apply(slots, AMP_SFP_POOL_SLOTS, req);
+        MPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_KEEPER_REPLY, parent);
+    }
+    MPI_Comm_disconnect(&parent);
+    MPI_Finalize();
+    return 0;
+}
