@@ -2,7 +2,9 @@
  * native MPI-IO (which ignores the hint). Per component every rank makes N calls of
  * MPI_File_write_shared of B bytes, then the MPI_File_sync that merges deferred data (the
  * individual and single components defer; for the others it is a plain sync), then N/10 calls
- * of MPI_File_write_ordered of B bytes. Times are the slowest rank's.
+ * of MPI_File_write_ordered of B bytes. A phase is timed from a barrier to a barrier after it,
+ * on the slowest rank; MB/s are of all ranks' data, microseconds per call are the phase's time
+ * over one rank's calls.
  *
  * Every record is self-describing (magic, rank, sequence number, operation, then bytes derived
  * from them), so rank 0 verifies the file after the close: every write_shared record of every
@@ -63,57 +65,68 @@ static int parse_record(const unsigned char *rec, int bytes, uint32_t *r, uint32
     return 1;
 }
 
-/* Rank 0, after the close: the file against the model; a description of the first fault. */
-static int verify(const char *path, int bytes, int calls, int ordered, char *why, size_t len)
+/* Rank 0, after the close: the file against the model. Returns the regions found faulty (the
+ * write_shared records, the write_ordered ones) and a description of the first fault of each. */
+enum { FAULT_SHARED = 1, FAULT_ORDERED = 2 };
+
+static int verify(const char *path, int bytes, int calls, int ordered, char why[2][256])
 {
     long long shared = (long long)nprocs * calls, total = shared + (long long)nprocs * ordered;
     struct stat st;
     if (stat(path, &st) != 0 || st.st_size != total * bytes) {
-        snprintf(why, len, "size %lld, expected %lld",
-                 stat(path, &st) ? -1LL : (long long)st.st_size, total * bytes);
-        return 0;
+        long long size = stat(path, &st) ? -1LL : (long long)st.st_size;
+        for (int i = 0; i < 2; i++)
+            snprintf(why[i], 256, "size %lld, expected %lld", size, total * bytes);
+        return FAULT_SHARED | FAULT_ORDERED;
     }
     FILE *f = fopen(path, "rb");
     unsigned char *rec = malloc((size_t)bytes);
     char *seen = calloc((size_t)shared, 1);
     long long *last = malloc((size_t)nprocs * sizeof(*last)); /* each rank's last sequence */
-    int ok = f && rec && seen && last;
-    for (int r = 0; ok && r < nprocs; r++)
+    if (!f || !rec || !seen || !last) {
+        for (int i = 0; i < 2; i++)
+            snprintf(why[i], 256, "cannot read back the file");
+        total = 0;
+    }
+    int faults = total ? 0 : FAULT_SHARED | FAULT_ORDERED;
+    for (int r = 0; last && r < nprocs; r++)
         last[r] = -1;
-    for (long long k = 0; ok && k < total; k++) {
+    for (long long k = 0; k < total; k++) {
         uint32_t r, seq, op;
+        int region = k < shared ? FAULT_SHARED : FAULT_ORDERED, bad = 0;
+        char what[256];
         if (fread(rec, 1, (size_t)bytes, f) != (size_t)bytes ||
             !parse_record(rec, bytes, &r, &seq, &op)) {
-            snprintf(why, len, "record %lld unreadable or damaged", k);
-            ok = 0;
+            snprintf(what, sizeof(what), "record %lld unreadable or damaged", k);
+            bad = 1;
         } else if (k < shared) {
-            if (op != OP_SHARED || seq >= (uint32_t)calls || seen[(long long)r * calls + seq] ||
-                (long long)seq <= last[r]) {
-                snprintf(why, len, "record %lld: rank %u seq %u op %u (%s)", k, r, seq, op,
+            long long id = (long long)r * calls + seq;
+            bad = op != OP_SHARED || seq >= (uint32_t)calls || seen[id] || seq <= last[r];
+            if (bad)
+                snprintf(what, sizeof(what), "record %lld: rank %u seq %u op %u (%s)", k, r, seq,
+                         op,
                          op != OP_SHARED || seq >= (uint32_t)calls ? "unexpected"
-                         : seen[(long long)r * calls + seq]        ? "duplicate"
+                         : seen[id]                                ? "duplicate"
                                                                    : "out of call order");
-                ok = 0;
-            }
-            if (ok)
-                seen[(long long)r * calls + seq] = 1, last[r] = seq;
+            else
+                seen[id] = 1, last[r] = seq;
         } else {
             long long j = (k - shared) / nprocs, want = (k - shared) % nprocs;
-            if (op != OP_ORDERED || r != (uint32_t)want || seq != (uint32_t)j) {
-                snprintf(why, len,
-                         "ordered record %lld: rank %u seq %u op %u, expected rank %lld "
-                         "seq %lld",
+            bad = op != OP_ORDERED || r != (uint32_t)want || seq != (uint32_t)j;
+            if (bad)
+                snprintf(what, sizeof(what),
+                         "ordered record %lld: rank %u seq %u op %u, expected rank %lld seq %lld",
                          k, r, seq, op, want, j);
-                ok = 0;
-            }
         }
+        if (bad && !(faults & region))
+            snprintf(why[region == FAULT_ORDERED], 256, "%s", what);
+        if (bad)
+            faults |= region;
     }
-    if (!f || !rec || !seen || !last)
-        snprintf(why, len, "cannot read back the file");
     if (f)
         fclose(f);
     free(rec), free(seen), free(last);
-    return ok;
+    return faults;
 }
 
 static double slowest(double t)
@@ -175,24 +188,32 @@ static void bench(const char *dir, const char *label, const char *comp, int byte
     if (!flag)
         snprintf(method, sizeof(method), "native");
     unsigned char *recs = malloc((size_t)bytes * (size_t)(calls + ordered));
+    if (!recs) {
+        fprintf(stderr, "ampio-bench-sharedfp: out of memory for %d records\n", calls + ordered);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int i = 0; i < calls; i++)
         fill_record(recs + (size_t)i * bytes, bytes, (uint32_t)i, OP_SHARED);
     for (int i = 0; i < ordered; i++)
         fill_record(recs + (size_t)(calls + i) * bytes, bytes, (uint32_t)i, OP_ORDERED);
 
+    /* a phase lasts until every rank is done: with more ranks than cores a rank may run its
+     * loop alone, so its own loop time alone would hide the others' */
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     for (int i = 0; i < calls; i++)
         errors += MPI_File_write_shared(fh, recs + (size_t)i * bytes, bytes, MPI_BYTE,
                                         MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    MPI_Barrier(MPI_COMM_WORLD);
     double shared = MPI_Wtime() - t0;
     errors += MPI_File_sync(fh) != MPI_SUCCESS;
-    double merged = MPI_Wtime() - t0;
     MPI_Barrier(MPI_COMM_WORLD);
+    double merged = MPI_Wtime() - t0;
     t0 = MPI_Wtime();
     for (int i = 0; i < ordered; i++)
         errors += MPI_File_write_ordered(fh, recs + (size_t)(calls + i) * bytes, bytes, MPI_BYTE,
                                          MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    MPI_Barrier(MPI_COMM_WORLD);
     double ordered_s = MPI_Wtime() - t0;
     t0 = MPI_Wtime();
     errors += MPI_File_close(&fh) != MPI_SUCCESS;
@@ -200,19 +221,26 @@ static void bench(const char *dir, const char *label, const char *comp, int byte
     free(recs);
     shared = slowest(shared), merged = slowest(merged), ordered_s = slowest(ordered_s);
 
-    int all_errors, ok = 0;
+    int all_errors;
     MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
+        char why2[2][256] = {"", ""};
+        int faults = FAULT_SHARED | FAULT_ORDERED;
         if (all_errors)
-            snprintf(why, sizeof(why), "%d_calls_failed", all_errors);
-        else if (!(ok = verify(path, bytes, calls, ordered, why, sizeof(why))))
-            for (char *c = why; *c; c++)
+            for (int i = 0; i < 2; i++)
+                snprintf(why2[i], sizeof(why2[i]), "%d calls failed", all_errors);
+        else
+            faults = verify(path, bytes, calls, ordered, why2);
+        for (int i = 0; i < 2; i++)
+            for (char *c = why2[i]; *c; c++)
                 *c = *c == ' ' ? '_' : *c;
-        report(label, comp, method, bytes, calls, "write_shared", shared, open_s, close_s, ok, why);
-        report(label, comp, method, bytes, calls, "write_shared+merge", merged, open_s, close_s, ok,
-               why);
-        report(label, comp, method, bytes, ordered, "write_ordered", ordered_s, open_s, close_s, ok,
-               why);
+        int shared_ok = !(faults & FAULT_SHARED), ordered_ok = !(faults & FAULT_ORDERED);
+        report(label, comp, method, bytes, calls, "write_shared", shared, open_s, close_s,
+               shared_ok, why2[0]);
+        report(label, comp, method, bytes, calls, "write_shared+merge", merged, open_s, close_s,
+               shared_ok, why2[0]);
+        report(label, comp, method, bytes, ordered, "write_ordered", ordered_s, open_s, close_s,
+               ordered_ok, why2[1]);
         unlink(path);
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -66,6 +66,13 @@ static int amp_sfp_keeper_ask(amp_sfp_keeper_t *k, MPI_Offset op, int index, MPI
     return rc;
 }
 
+/* Rank 0 tells the keeper to end; every request before it is answered. */
+static void amp_sfp_keeper_stop(MPI_Comm comm)
+{
+    MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
+    PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, comm);
+}
+
 static MPI_Offset amp_sfp_keeper_code(MPI_Op op)
 {
     return op == MPI_REPLACE ? AMP_SFP_KEEPER_SET : AMP_SFP_KEEPER_ADD;
@@ -121,8 +128,7 @@ static int amp_sfp_thread_make(MPI_Comm comm, int rank, void **state)
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (!ok) {
         if (k && rank == 0 && k->thread) {
-            MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
-            PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, comm);
+            amp_sfp_keeper_stop(comm);
             pthread_join(k->thread, NULL);
         }
         if (k)
@@ -138,8 +144,7 @@ static void amp_sfp_thread_unmake(void *state)
     amp_sfp_keeper_t *k = state;
     PMPI_Barrier(k->comm); /* no request is on its way */
     if (k->rank == 0) {
-        MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
-        PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, k->comm);
+        amp_sfp_keeper_stop(k->comm);
         pthread_join(k->thread, NULL);
     }
     amp_sfp_keeper_free(k);
@@ -199,8 +204,7 @@ static int amp_sfp_spawn_make(MPI_Comm comm, int rank, void **state)
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (!ok) {
         if (rank == 0) {
-            MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
-            PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, inter);
+            amp_sfp_keeper_stop(inter);
         }
         PMPI_Comm_disconnect(&inter);
         if (k)
@@ -216,8 +220,7 @@ static void amp_sfp_spawn_unmake(void *state)
     amp_sfp_keeper_t *k = state;
     PMPI_Barrier(k->group); /* every request is answered */
     if (k->rank == 0) {
-        MPI_Offset stop[3] = {AMP_SFP_KEEPER_STOP, 0, 0};
-        PMPI_Send(stop, 3, MPI_OFFSET, 0, AMP_SFP_KEEPER_REQ, k->comm);
+        amp_sfp_keeper_stop(k->comm);
     }
     PMPI_Comm_disconnect(&k->comm); /* collective with the server, which then ends */
     amp_sfp_keeper_free(k);

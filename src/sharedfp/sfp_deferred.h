@@ -28,4 +28,13 @@ int amp_sfp_deferred_write(amp_sfp_t *s, const void *buf, MPI_Count count, MPI_D
                            amp_dt_t *mdt, MPI_Count bytes);
 int amp_sfp_deferred_sync(amp_sfp_t *s);
 
+/* The operations table of a deferring component, with its own create and destroy. */
+#define AMP_SFP_DEFERRED_OPS(label, make, unmake)                                                  \
+    {                                                                                              \
+        .name = label, .create = make, .destroy = unmake, .fetch_add = amp_sfp_deferred_fetch_add, \
+        .fetch_add_collective = amp_sfp_deferred_fetch_add_collective,                             \
+        .get = amp_sfp_deferred_get, .set = amp_sfp_deferred_set, .write = amp_sfp_deferred_write, \
+        .sync = amp_sfp_deferred_sync                                                              \
+    }
+
 #endif

@@ -45,14 +45,5 @@ static void amp_sfp_individual_destroy(amp_sfp_t *s, int collective)
     s->state = NULL;
 }
 
-const amp_sfp_ops_t amp_sfp_individual_ops = {
-    .name = "individual",
-    .create = amp_sfp_individual_create,
-    .destroy = amp_sfp_individual_destroy,
-    .fetch_add = amp_sfp_deferred_fetch_add,
-    .fetch_add_collective = amp_sfp_deferred_fetch_add_collective,
-    .get = amp_sfp_deferred_get,
-    .set = amp_sfp_deferred_set,
-    .write = amp_sfp_deferred_write,
-    .sync = amp_sfp_deferred_sync,
-};
+const amp_sfp_ops_t amp_sfp_individual_ops =
+    AMP_SFP_DEFERRED_OPS("individual", amp_sfp_individual_create, amp_sfp_individual_destroy);

@@ -48,25 +48,17 @@ static int amp_sfp_slotted_set(amp_sfp_t *s, MPI_Offset value)
     return amp_sfp_slot_set(&s->slot, value);
 }
 
-const amp_sfp_ops_t amp_sfp_shm_ops = {
-    .name = "shm",
-    .create = amp_sfp_shm_create,
-    .agreed = 1,
-    .destroy = amp_sfp_slotted_destroy,
-    .fetch_add = amp_sfp_slotted_fetch_add,
-    .get = amp_sfp_slotted_get,
-    .set = amp_sfp_slotted_set,
-};
+/* A component whose pointer is a slot; the create step picks the pool. */
+#define AMP_SFP_SLOTTED_OPS(label, make)                                                           \
+    {                                                                                              \
+        .name = label, .create = make, .agreed = 1, .destroy = amp_sfp_slotted_destroy,            \
+        .fetch_add = amp_sfp_slotted_fetch_add, .get = amp_sfp_slotted_get,                        \
+        .set = amp_sfp_slotted_set                                                                 \
+    }
 
-const amp_sfp_ops_t amp_sfp_rma_ops = {
-    .name = "rma",
-    .create = amp_sfp_rma_create,
-    .agreed = 1,
-    .destroy = amp_sfp_slotted_destroy,
-    .fetch_add = amp_sfp_slotted_fetch_add,
-    .get = amp_sfp_slotted_get,
-    .set = amp_sfp_slotted_set,
-};
+const amp_sfp_ops_t amp_sfp_shm_ops = AMP_SFP_SLOTTED_OPS("shm", amp_sfp_shm_create);
+
+const amp_sfp_ops_t amp_sfp_rma_ops = AMP_SFP_SLOTTED_OPS("rma", amp_sfp_rma_create);
 
 static int amp_sfp_any_create(amp_sfp_t *s)
 {
@@ -81,15 +73,7 @@ static const amp_sfp_ops_t amp_sfp_any_ops = {
     .destroy = amp_sfp_slotted_destroy,
 };
 
-const amp_sfp_ops_t amp_sfp_addproc_ops = {
-    .name = "addproc",
-    .create = amp_sfp_addproc_create,
-    .agreed = 1,
-    .destroy = amp_sfp_slotted_destroy,
-    .fetch_add = amp_sfp_slotted_fetch_add,
-    .get = amp_sfp_slotted_get,
-    .set = amp_sfp_slotted_set,
-};
+const amp_sfp_ops_t amp_sfp_addproc_ops = AMP_SFP_SLOTTED_OPS("addproc", amp_sfp_addproc_create);
 
 int amp_sfp_create_window(amp_sfp_t *s)
 {

@@ -67,31 +67,17 @@ void amp_sfp_store_unlock(amp_sfp_store_t *st)
     pthread_mutex_unlock(&st->mutex);
 }
 
-static int amp_sfp_full_pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = pwrite(fd, p, len, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return amp_err_errno(n < 0 ? errno : EIO, "cannot write a shared file pointer "
-                                                      "side file");
-        p += n, len -= (size_t)n, off += n;
-    }
-    return MPI_SUCCESS;
-}
-
-static int amp_sfp_full_pread(int fd, void *buf, size_t len, off_t off)
+/* All `len` bytes, or an error: side files are local and short transfers only mean EINTR. */
+static int amp_sfp_full_io(int write, int fd, void *buf, size_t len, off_t off)
 {
     char *p = buf;
     while (len > 0) {
-        ssize_t n = pread(fd, p, len, off);
+        ssize_t n = write ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return amp_err_errno(n < 0 ? errno : EIO, "cannot read a shared file pointer "
-                                                      "side file");
+            return amp_err_errno(n < 0 ? errno : EIO, "cannot %s a shared file pointer side file",
+                                 write ? "write" : "read");
         p += n, len -= (size_t)n, off += n;
     }
     return MPI_SUCCESS;
@@ -103,7 +89,7 @@ int amp_sfp_store_append(amp_sfp_store_t *st, const void *data, size_t bytes, in
     if (st->data_fd < 0)
         rc = amp_sfp_side_open(st->data_name, AMP_SFP_SIDE_NEW, &st->data_fd);
     if (rc == MPI_SUCCESS)
-        rc = amp_sfp_full_pwrite(st->data_fd, data, bytes, (off_t)st->data_end);
+        rc = amp_sfp_full_io(1, st->data_fd, (void *)data, bytes, (off_t)st->data_end);
     if (rc == MPI_SUCCESS) {
         *local = st->data_end;
         st->data_end += (int64_t)bytes;
@@ -119,8 +105,8 @@ static int amp_sfp_store_add(amp_sfp_store_t *st, const amp_sfp_rec_t *rec)
         if (st->meta_fd < 0)
             rc = amp_sfp_side_open(st->meta_name, AMP_SFP_SIDE_NEW, &st->meta_fd);
         if (rc == MPI_SUCCESS)
-            rc = amp_sfp_full_pwrite(st->meta_fd, st->recs, sizeof(st->recs),
-                                     (off_t)(st->nspilled * (int64_t)sizeof(amp_sfp_rec_t)));
+            rc = amp_sfp_full_io(1, st->meta_fd, st->recs, sizeof(st->recs),
+                                 (off_t)(st->nspilled * (int64_t)sizeof(amp_sfp_rec_t)));
         if (rc != MPI_SUCCESS)
             return rc;
         st->nspilled += st->nrecs;
@@ -150,7 +136,7 @@ int amp_sfp_store_take(amp_sfp_store_t *st, int64_t tag, amp_sfp_rec_t **out, in
         return amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
     int rc = MPI_SUCCESS;
     if (st->nspilled)
-        rc = amp_sfp_full_pread(st->meta_fd, all, (size_t)st->nspilled * sizeof(*all), 0);
+        rc = amp_sfp_full_io(0, st->meta_fd, all, (size_t)st->nspilled * sizeof(*all), 0);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rc;
@@ -173,7 +159,7 @@ int amp_sfp_store_take(amp_sfp_store_t *st, int64_t tag, amp_sfp_rec_t **out, in
 
 int amp_sfp_store_read(amp_sfp_store_t *st, void *buf, size_t len, int64_t local)
 {
-    return amp_sfp_full_pread(st->data_fd, buf, len, (off_t)local);
+    return amp_sfp_full_io(0, st->data_fd, buf, len, (off_t)local);
 }
 
 int amp_sfp_store_done(amp_sfp_store_t *st)
