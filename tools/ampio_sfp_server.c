@@ -7,6 +7,11 @@
 #include "sharedfp/sfp_keeper.h"
 #include "sharedfp/sfp_pool.h"
 
+static MPI_Offset amp_sfp_server_apply(void *ctx, const MPI_Offset *req)
+{
+    return amp_sfp_keeper_apply(ctx, AMP_SFP_POOL_SLOTS, req);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -18,16 +23,7 @@ int main(int argc, char **argv)
         return 1;
     }
     MPI_Offset slots[AMP_SFP_POOL_SLOTS] = {0};
-    for (;;) {
-        MPI_Offset req[3], before;
-        MPI_Status st;
-        if (MPI_Recv(req, 3, MPI_OFFSET, MPI_ANY_SOURCE, AMP_SFP_KEEPER_REQ, parent, &st) !=
-                MPI_SUCCESS ||
-            req[0] == AMP_SFP_KEEPER_STOP)
-            break;
-        before = amp_sfp_keeper_apply(slots, AMP_SFP_POOL_SLOTS, req);
-        MPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_KEEPER_REPLY, parent);
-    }
+    amp_sfp_keeper_serve(parent, amp_sfp_server_apply, slots);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
     return 0;

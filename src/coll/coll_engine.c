@@ -235,19 +235,31 @@ static int amp_round_io(amp_coll_call_t *c, amp_pieces_t *ps, int write)
     return rc;
 }
 
-/* ---- the rounds ---- */
+/* ---- the rounds ----
+ *
+ * Pipelined (hint ampio_pipeline, on by default): the aggregator keeps two round buffers, so
+ * that file access of one round overlaps the messages of the next. Writing, round r's data
+ * arrive in one buffer while round r - 1's are written from the other; reading, round r + 1 is
+ * read into one buffer while round r's are sent from the other. Only one round's messages are
+ * in flight at a time, so members reuse their pack buffers as before. */
 
 typedef struct {
     amp_coll_call_t *c;
     amp_coll_plan_t *p;
+    amp_coll_work_t *w; /* this rank's work as an aggregator, or NULL */
     int write;
     int rounds;
     MPI_Count *mcur;        /* member cursor per work */
     amp_run_cursor_t *acur; /* aggregator cursor per member of its work */
-    char *abuf;             /* aggregator round buffer */
-    MPI_Count abuf_cap;
-    char **mbuf; /* member pack buffer per work */
+    char *abuf[2];          /* aggregator round buffers */
+    MPI_Count abuf_cap[2];
+    MPI_Count *sizes[2]; /* bytes of each member in the buffer's round */
+    MPI_Count total[2];  /* bytes in the buffer's round; -1 when it could not be planned */
+    amp_pieces_t ps[2];  /* the buffer's file pieces */
+    char **mbuf;         /* member pack buffer per work */
     MPI_Count *mbuf_cap;
+    MPI_Count *lo, *hi; /* member ranges of the current round per work */
+    MPI_Count limit;    /* reads: bytes of the call before the end of file */
     MPI_Request *reqs;
     int nreq, req_cap;
     int rc; /* first local failure */
@@ -265,20 +277,31 @@ static int amp_engine_init(amp_engine_t *e, amp_coll_call_t *c, amp_coll_plan_t 
     e->c = c;
     e->p = p;
     e->write = write;
+    e->w = p->mine >= 0 ? &p->work[p->mine] : NULL;
     for (int i = 0; i < p->nwork; i++)
         if (p->work[i].nrounds > e->rounds)
             e->rounds = p->work[i].nrounds;
-    int nm = p->mine >= 0 ? p->work[p->mine].nmembers : 0;
+    int nm = e->w ? e->w->nmembers : 0;
     e->req_cap = p->nwork + nm + 1;
     e->mcur = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->acur = calloc((size_t)nm + 1, sizeof(amp_run_cursor_t));
     e->mbuf = calloc((size_t)p->nwork + 1, sizeof(char *));
     e->mbuf_cap = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->lo = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->hi = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->reqs = malloc((size_t)e->req_cap * sizeof(MPI_Request));
-    if (!e->mcur || !e->acur || !e->mbuf || !e->mbuf_cap || !e->reqs)
+    for (int b = 0; b < 2; b++)
+        e->sizes[b] = calloc((size_t)nm + 1, sizeof(MPI_Count));
+    if (!e->mcur || !e->acur || !e->mbuf || !e->mbuf_cap || !e->lo || !e->hi || !e->reqs ||
+        !e->sizes[0] || !e->sizes[1])
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access");
     for (int i = 0; i < p->nwork; i++)
         e->mcur[i] = p->work[i].s_lo;
+    e->limit = c->io->nbytes;
+    if (!write) {
+        MPI_Count before = amp_coll_bytes_before(c, c->file_size);
+        e->limit = before < e->limit ? before : e->limit;
+    }
     return MPI_SUCCESS;
 }
 
@@ -291,7 +314,13 @@ static void amp_engine_free(amp_engine_t *e)
     free(e->mbuf_cap);
     free(e->mcur);
     free(e->acur);
-    free(e->abuf);
+    free(e->lo);
+    free(e->hi);
+    for (int b = 0; b < 2; b++) {
+        free(e->abuf[b]);
+        free(e->sizes[b]);
+        free(e->ps[b].v);
+    }
     free(e->reqs);
 }
 
@@ -333,32 +362,98 @@ static void amp_engine_post(amp_engine_t *e, int send, char *buf, MPI_Count len,
     }
 }
 
-/* The aggregator's side of round r: sizes and pieces of every member. */
-static MPI_Count amp_engine_agg_round(amp_engine_t *e, int r, amp_pieces_t *ps, MPI_Count *sizes)
+/* The aggregator plans round r into buffer b: every member's size and file pieces. */
+static void amp_engine_agg_plan(amp_engine_t *e, int r, int b)
 {
-    amp_coll_work_t *w = &e->p->work[e->p->mine];
+    amp_coll_work_t *w = e->w;
+    e->ps[b].n = 0;
+    e->total[b] = 0;
+    if (!w || r >= w->nrounds) { /* nothing to move in this round */
+        if (w)
+            memset(e->sizes[b], 0, (size_t)w->nmembers * sizeof(MPI_Count));
+        return;
+    }
     amp_run_cursor_t probe[1];
     MPI_Count total = 0;
     /* sizes first, with copies of the cursors, then pieces into the buffer */
     for (int k = 0; k < w->nmembers; k++) {
         probe[0] = e->acur[k];
         int rc = MPI_SUCCESS;
-        sizes[k] = amp_round_take(w, k, r, probe, NULL, NULL, &rc);
-        total += sizes[k];
+        e->sizes[b][k] = amp_round_take(w, k, r, probe, NULL, NULL, &rc);
+        total += e->sizes[b][k];
     }
-    if (!amp_engine_grow(&e->abuf, &e->abuf_cap, total > 0 ? total : 1)) {
+    if (!amp_engine_grow(&e->abuf[b], &e->abuf_cap[b], total > 0 ? total : 1)) {
         amp_engine_fail(
             e, amp_err(MPI_ERR_NO_MEM, "out of memory for a %lld-byte round", (long long)total));
-        return -1;
+        e->total[b] = -1;
+        return;
     }
     MPI_Count at = 0;
     for (int k = 0; k < w->nmembers; k++) {
         int rc = MPI_SUCCESS;
-        amp_round_take(w, k, r, &e->acur[k], ps, e->abuf + at, &rc);
+        amp_round_take(w, k, r, &e->acur[k], &e->ps[b], e->abuf[b] + at, &rc);
         amp_engine_fail(e, rc);
-        at += sizes[k];
+        at += e->sizes[b][k];
     }
-    return total;
+    e->total[b] = total;
+}
+
+/* The aggregator's file access for buffer b, unless something failed already. */
+static void amp_engine_agg_io(amp_engine_t *e, int b)
+{
+    if (e->total[b] > 0 && e->rc == MPI_SUCCESS)
+        amp_engine_fail(e, amp_round_io(e->c, &e->ps[b], e->write));
+}
+
+/* The aggregator's messages of buffer b: receives (writing) or sends (reading). */
+static void amp_engine_agg_post(amp_engine_t *e, int b)
+{
+    if (e->total[b] < 0)
+        return;
+    MPI_Count at = 0;
+    for (int k = 0; e->w && k < e->w->nmembers; k++) {
+        if (e->sizes[b][k] > 0)
+            amp_engine_post(e, !e->write, e->abuf[b] + at, e->sizes[b][k], e->w->members[k]);
+        at += e->sizes[b][k];
+    }
+}
+
+/* A member's messages of round r to every aggregator it feeds. */
+static void amp_engine_member_post(amp_engine_t *e, int r)
+{
+    amp_coll_call_t *c = e->c;
+    amp_coll_plan_t *p = e->p;
+    for (int i = 0; i < p->nwork; i++) {
+        e->lo[i] = e->hi[i] = 0;
+        if (r < p->work[i].nrounds && amp_coll_is_member(&p->work[i], c->rank))
+            amp_round_member(c, &p->work[i], r, &e->mcur[i], &e->lo[i], &e->hi[i]);
+        MPI_Count n = e->hi[i] - e->lo[i];
+        if (n <= 0)
+            continue;
+        char *mem = amp_coll_direct(c, e->lo[i]);
+        /* reads: never write user memory past the end of file */
+        if (!mem || (!e->write && e->hi[i] > e->limit)) {
+            mem = amp_engine_grow(&e->mbuf[i], &e->mbuf_cap[i], n);
+            if (mem && e->write)
+                amp_coll_pack(c, e->lo[i], e->hi[i], mem);
+        }
+        /* without a buffer the aggregator waits: the only way out is abort */
+        if (!mem)
+            PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+        amp_engine_post(e, e->write, mem, n, p->work[i].agg);
+    }
+}
+
+/* Reading: a member copies what arrived in its pack buffers to user memory. */
+static void amp_engine_member_unpack(amp_engine_t *e)
+{
+    amp_coll_call_t *c = e->c;
+    for (int i = 0; i < e->p->nwork; i++) {
+        MPI_Count n = e->hi[i] - e->lo[i], end = e->hi[i] < e->limit ? e->hi[i] : e->limit;
+        if (n > 0 && end > e->lo[i] &&
+            (amp_coll_direct(c, e->lo[i]) == NULL || e->hi[i] > e->limit))
+            amp_coll_unpack(c, e->lo[i], end, e->mbuf[i]);
+    }
 }
 
 static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
@@ -369,98 +464,33 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
         amp_engine_free(&e);
         return rc; /* before any data message: the caller's agreement stops everyone */
     }
-    amp_coll_work_t *w = p->mine >= 0 ? &p->work[p->mine] : NULL;
-    MPI_Count *sizes = calloc(w ? (size_t)w->nmembers + 1 : 1, sizeof(MPI_Count));
-    MPI_Count *lo = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    MPI_Count *hi = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    MPI_Count limit = c->io->nbytes; /* reads: bytes that lie before the end of file */
-    if (!write) {
-        MPI_Count before = amp_coll_bytes_before(c, c->file_size);
-        limit = before < limit ? before : limit;
-    }
-    amp_pieces_t ps = {0};
-    for (int r = 0; r < e.rounds && sizes && lo && hi; r++) {
+    int pipeline = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_PIPELINE) != 0;
+    if (!write) /* the first round is read before any message */
+        amp_engine_agg_plan(&e, 0, 0), amp_engine_agg_io(&e, 0);
+    for (int r = 0; r < e.rounds; r++) {
+        int b = pipeline ? r % 2 : 0, next = pipeline ? 1 - b : 0;
         e.nreq = 0;
-        ps.n = 0;
-        /* member ranges of this round */
-        for (int i = 0; i < p->nwork; i++) {
-            lo[i] = hi[i] = 0;
-            if (r < p->work[i].nrounds && amp_coll_is_member(&p->work[i], c->rank))
-                amp_round_member(c, &p->work[i], r, &e.mcur[i], &lo[i], &hi[i]);
-        }
-        MPI_Count total = 0;
-        int agg_active = w && r < w->nrounds;
-        if (agg_active)
-            total = amp_engine_agg_round(&e, r, &ps, sizes);
-        if (write) {
-            if (agg_active && total >= 0) {
-                MPI_Count at = 0;
-                for (int k = 0; k < w->nmembers; k++) {
-                    if (sizes[k] > 0)
-                        amp_engine_post(&e, 0, e.abuf + at, sizes[k], w->members[k]);
-                    at += sizes[k];
-                }
-            }
-            for (int i = 0; i < p->nwork; i++) {
-                MPI_Count n = hi[i] - lo[i];
-                if (n <= 0)
-                    continue;
-                char *src = amp_coll_direct(c, lo[i]);
-                if (!src) {
-                    src = amp_engine_grow(&e.mbuf[i], &e.mbuf_cap[i], n);
-                    if (src)
-                        amp_coll_pack(c, lo[i], hi[i], src);
-                    else
-                        amp_engine_fail(&e, amp_err(MPI_ERR_NO_MEM, "out of memory packing"));
-                }
-                if (src)
-                    amp_engine_post(&e, 1, src, n, p->work[i].agg);
-                /* without a buffer the aggregator waits: the only way out is abort */
-                else
-                    PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
-            }
-            PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
-            if (agg_active && total > 0 && e.rc == MPI_SUCCESS)
-                amp_engine_fail(&e, amp_round_io(c, &ps, 1));
-        } else {
-            for (int i = 0; i < p->nwork; i++) {
-                MPI_Count n = hi[i] - lo[i];
-                if (n <= 0)
-                    continue;
-                char *dst = amp_coll_direct(c, lo[i]);
-                if (!dst || hi[i] > limit) /* never write user memory past the end of file */
-                    dst = amp_engine_grow(&e.mbuf[i], &e.mbuf_cap[i], n);
-                if (!dst)
-                    PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
-                amp_engine_post(&e, 0, dst, n, p->work[i].agg);
-            }
-            if (agg_active && total >= 0) {
-                if (total > 0 && e.rc == MPI_SUCCESS)
-                    amp_engine_fail(&e, amp_round_io(c, &ps, 0));
-                MPI_Count at = 0;
-                for (int k = 0; k < w->nmembers; k++) {
-                    if (sizes[k] > 0)
-                        amp_engine_post(&e, 1, e.abuf + at, sizes[k], w->members[k]);
-                    at += sizes[k];
-                }
-            }
-            PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
-            for (int i = 0; i < p->nwork; i++) {
-                MPI_Count n = hi[i] - lo[i], end = hi[i] < limit ? hi[i] : limit;
-                if (n <= 0 || amp_coll_direct(c, lo[i]) == NULL || hi[i] > limit) {
-                    if (n > 0 && end > lo[i])
-                        amp_coll_unpack(c, lo[i], end, e.mbuf[i]);
-                }
-            }
+        if (write)
+            amp_engine_agg_plan(&e, r, b);
+        amp_engine_agg_post(&e, b);
+        amp_engine_member_post(&e, r);
+        /* while the messages travel: write the previous round, or read the next one */
+        if (write && pipeline)
+            amp_engine_agg_io(&e, next);
+        if (!write && pipeline && r + 1 < e.rounds)
+            amp_engine_agg_plan(&e, r + 1, next), amp_engine_agg_io(&e, next);
+        PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+        if (write && !pipeline)
+            amp_engine_agg_io(&e, b);
+        if (!write) {
+            amp_engine_member_unpack(&e);
+            if (!pipeline && r + 1 < e.rounds)
+                amp_engine_agg_plan(&e, r + 1, 0), amp_engine_agg_io(&e, 0);
         }
         c->count.rounds++;
     }
-    if (!sizes || !lo || !hi)
-        amp_engine_fail(&e, amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access"));
-    free(ps.v);
-    free(sizes);
-    free(lo);
-    free(hi);
+    if (write && pipeline && e.rounds > 0) /* the last round */
+        amp_engine_agg_io(&e, (e.rounds - 1) % 2);
     rc = e.rc;
     amp_engine_free(&e);
     return rc;

@@ -46,13 +46,15 @@
     X(AMPIO_SHAREDFP, "ampio_sharedfp", ENUM, "auto", 0, 0,                                        \
       "auto,shm,rma,lockedfile,addproc,individual,single", COLL, "shared file pointer method")     \
     X(AMPIO_SHAREDFP_ADDPROC, "ampio_sharedfp_addproc", ENUM, "auto", 0, 0, "auto,spawn,thread",   \
-      COLL, "keeper of the addproc pointer: a spawned process, a thread in rank 0, or auto")      \
+      COLL, "keeper of the addproc pointer: a spawned process, a thread in rank 0, or auto")       \
     X(AMPIO_RANKS_PER_NODE, "ampio_ranks_per_node", INT, "0", 0, 1 << 30, NULL, COLL,              \
       "ranks per node for aggregator placement (0: detect; set it to emulate several nodes)")      \
     X(AMPIO_STATS, "ampio_stats", STRING, "", 0, 0, NULL, COLL,                                    \
       "\"1\" prints per-file statistics at close; a path writes them as JSON")                     \
     X(AMPIO_EXPLAIN, "ampio_explain", BOOL, "false", 0, 0, NULL, LOCAL,                            \
       "print the plan of every collective call on rank 0")                                         \
+    X(AMPIO_PIPELINE, "ampio_pipeline", BOOL, "true", 0, 0, NULL, COLL,                            \
+      "overlap the file access of one collective round with the messages of the next")             \
     X(AMPIO_TRACE, "ampio_trace", STRING, "", 0, 0, NULL, LOCAL,                                   \
       "path prefix: each rank logs its file system calls to <prefix>.<rank> (for testing)")
 

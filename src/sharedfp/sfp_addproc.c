@@ -87,19 +87,17 @@ static void amp_sfp_thread_apply(amp_sfp_keeper_t *k, const MPI_Offset *req, MPI
     pthread_mutex_unlock(&k->slots_mutex);
 }
 
+static MPI_Offset amp_sfp_thread_request(void *ctx, const MPI_Offset *req)
+{
+    MPI_Offset before;
+    amp_sfp_thread_apply(ctx, req, &before);
+    return before;
+}
+
 static void *amp_sfp_thread_serve(void *arg)
 {
     amp_sfp_keeper_t *k = arg;
-    for (;;) {
-        MPI_Offset req[3], before;
-        MPI_Status st;
-        if (PMPI_Recv(req, 3, MPI_OFFSET, MPI_ANY_SOURCE, AMP_SFP_KEEPER_REQ, k->comm, &st) !=
-                MPI_SUCCESS ||
-            req[0] == AMP_SFP_KEEPER_STOP)
-            break;
-        amp_sfp_thread_apply(k, req, &before);
-        PMPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_KEEPER_REPLY, k->comm);
-    }
+    amp_sfp_keeper_serve(k->comm, amp_sfp_thread_request, k);
     return NULL;
 }
 

@@ -185,6 +185,9 @@ static void run(int shape, const char *fcoll, int naggr, const char *cb, int non
     MPI_Info_set(info, "cb_buffer_size", cb);
     MPI_Info_set(info, "romio_cb_write", "enable");
     MPI_Info_set(info, "romio_cb_read", "enable");
+    /* the round engine with and without overlap of file access and messages, alternately */
+    static int configs;
+    MPI_Info_set(info, "ampio_pipeline", configs++ % 2 ? "false" : "true");
 
     /* memory: contiguous, or every other int of a buffer twice as large */
     int *buf = malloc((size_t)(2 * p.n + 2) * sizeof(int));
