@@ -7,6 +7,7 @@
 #define AMP_SFP_KEEPER_H
 
 #include <mpi.h>
+#include <sched.h>
 #include <time.h>
 
 enum { AMP_SFP_KEEPER_REQ = 1, AMP_SFP_KEEPER_REPLY = 2 };
@@ -23,9 +24,12 @@ static inline MPI_Offset amp_sfp_keeper_apply(MPI_Offset *slots, int nslots, con
 }
 
 /* Serves requests on `comm` until a stop, in arrival order; `apply` answers one. The keeper
- * waits by probing and sleeping, backing off to AMP_SFP_KEEPER_NAP_MAX when idle: a receive
- * blocked in a library that polls would take a core from the ranks for as long as the keeper
- * lives, and with more ranks than cores that slows every other MPI call. */
+ * probes instead of blocking in a receive: a receive blocked in a library that polls would take
+ * a core from the ranks for as long as the keeper lives, and with more ranks than cores that
+ * slows every other MPI call. Within a burst of requests it yields between probes, so answers
+ * stay prompt; idle for longer than AMP_SFP_KEEPER_SPIN it sleeps, backing off to
+ * AMP_SFP_KEEPER_NAP_MAX. */
+#define AMP_SFP_KEEPER_SPIN    200e-6 /* s */
 #define AMP_SFP_KEEPER_NAP_MAX 200000 /* ns */
 
 typedef MPI_Offset (*amp_sfp_keeper_apply_fn)(void *ctx, const MPI_Offset *req);
@@ -33,12 +37,17 @@ typedef MPI_Offset (*amp_sfp_keeper_apply_fn)(void *ctx, const MPI_Offset *req);
 static inline void amp_sfp_keeper_serve(MPI_Comm comm, amp_sfp_keeper_apply_fn apply, void *ctx)
 {
     long nap = 0;
+    double idle_since = PMPI_Wtime();
     for (;;) {
         int arrived = 0;
         MPI_Status st;
         if (PMPI_Iprobe(MPI_ANY_SOURCE, AMP_SFP_KEEPER_REQ, comm, &arrived, &st) != MPI_SUCCESS)
             return;
         if (!arrived) {
+            if (PMPI_Wtime() - idle_since < AMP_SFP_KEEPER_SPIN) {
+                sched_yield();
+                continue;
+            }
             nap =
                 nap ? (2 * nap < AMP_SFP_KEEPER_NAP_MAX ? 2 * nap : AMP_SFP_KEEPER_NAP_MAX) : 1000;
             nanosleep(&(struct timespec){0, nap}, NULL);
@@ -52,6 +61,7 @@ static inline void amp_sfp_keeper_serve(MPI_Comm comm, amp_sfp_keeper_apply_fn a
             return;
         before = apply(ctx, req);
         PMPI_Send(&before, 1, MPI_OFFSET, st.MPI_SOURCE, AMP_SFP_KEEPER_REPLY, comm);
+        idle_since = PMPI_Wtime();
     }
 }
 
