@@ -371,6 +371,12 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     c.cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
     MPI_Offset unit = amp_cfg_num(&f->cfg, AMP_CFG_STRIPING_UNIT);
     c.align = unit > 0 ? unit : f->coll->block;
+    /* Pipelined, a round fills a sub-buffer of one stripe (1 MiB without one) of the collective
+     * buffer, as pipelined two-phase I/O does: more rounds overlap more, and a round stays in
+     * cache. Tile writes measured 1.5-4x faster here with 1 MiB rounds than with 16 MiB ones. */
+    MPI_Offset sub = unit > 0 ? unit : AMP_COLL_SUB_BUFFER;
+    if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c.cb > sub)
+        c.cb = sub;
     if (!io->write)
         amp_fs_size(&f->fs, &c.file_size);
 

@@ -10,7 +10,7 @@
 
 #define AMP_CFG_PARAMS(X)                                                                          \
     X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16M", 4096, 1LL << 40, NULL, COLL,                  \
-      "collective buffer of each aggregator per cycle, in bytes")                                  \
+      "collective buffer of each aggregator, in bytes (pipelined: rounds of one stripe of it)")    \
     X(CB_NODES, "cb_nodes", INT, "0", 0, 1 << 30, NULL, COLL,                                      \
       "number of aggregators for collective access (0: chosen per call)")                          \
     X(CB_CONFIG_LIST, "cb_config_list", STRING, "", 0, 0, NULL, COLL,                              \
