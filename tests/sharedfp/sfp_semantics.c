@@ -10,7 +10,8 @@
  * Files whose layout depends on timing are deleted before the end; the ordered file of each
  * component is kept and compared with the native run byte for byte.
  *
- * argv[2] "single" initialises MPI without MPI_THREAD_MULTIPLE (addproc then falls back). */
+ * argv[2] "single" initialises MPI without MPI_THREAD_MULTIPLE (addproc then spawns its keeper,
+ * or falls back where the MPI cannot spawn). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
