@@ -13,6 +13,9 @@
 #include "io/view.h"
 #include "io/xfer.h"
 
+/* Round size of pipelined collective access when the file has no striping unit. */
+#define AMP_COLL_SUB_BUFFER ((MPI_Offset)1 << 20)
+
 static const char *amp_fcoll_names[AMP_FCOLL_COUNT] = {"auto", "individual", "two_phase",
                                                        "dynamic_seg", "static_seg"};
 

@@ -8,9 +8,6 @@
 #include "coll/auto_select.h"
 #include "coll/coll.h"
 
-/* Round size of pipelined collective access when the file has no striping unit. */
-#define AMP_COLL_SUB_BUFFER ((MPI_Offset)1 << 20)
-
 /* What every rank knows about every rank after one allgather. */
 typedef struct amp_coll_rank {
     MPI_Offset lo, hi; /* file extent of the rank's data: [lo, hi), empty when bytes == 0 */

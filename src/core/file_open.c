@@ -183,6 +183,8 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
     if (rc == MPI_SUCCESS)
         rc = amp_view_default(&f->view);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_prepare(f);
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
         rc = amp_sfp_open(f);

@@ -44,25 +44,39 @@ static int amp_sfp_token(amp_sfp_t *s)
     return PMPI_Bcast(s->token, (int)sizeof(s->token), MPI_CHAR, 0, s->comm);
 }
 
-int amp_sfp_open(amp_file_t *f)
+int amp_sfp_prepare(amp_file_t *f)
 {
     amp_sfp_t *s = calloc(1, sizeof(*s));
-    int ok = s != NULL, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, f->comm);
-    if (!all) {
-        free(s);
+    if (!s)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer");
-    }
     s->f = f;
     s->comm = f->comm;
     s->rank = f->rank;
     s->nprocs = f->nprocs;
+    f->sfp = s;
+    return MPI_SUCCESS;
+}
+
+/* Frees the file's pointer; its component, if one was made, first (collective or local). */
+static void amp_sfp_free(amp_file_t *f, int collective)
+{
+    amp_sfp_t *s = f->sfp;
+    if (s && s->ops)
+        s->ops->destroy(s, collective);
+    free(s);
+    f->sfp = NULL;
+}
+
+int amp_sfp_open(amp_file_t *f)
+{
+    amp_sfp_t *s = f->sfp;
     int method = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), rc = MPI_ERR_OTHER;
     if (method == AMP_SFP_LOCKEDFILE || method == AMP_SFP_INDIVIDUAL || method == AMP_SFP_SINGLE)
         if ((rc = amp_sfp_token(s)) != MPI_SUCCESS)
             method = AMP_SFP_AUTO;
-    /* a component that cannot serve this file (addproc without MPI_THREAD_MULTIPLE, shm across
-     * nodes) gives way to the automatic choice rather than failing the open */
+    /* a component that cannot serve this file (addproc where the MPI can neither spawn nor host
+     * a keeper thread, shm across nodes) gives way to the automatic choice rather than failing
+     * the open */
     if (method != AMP_SFP_AUTO)
         rc = amp_sfp_try(s, amp_sfp_named[method]);
     if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
@@ -71,34 +85,26 @@ int amp_sfp_open(amp_file_t *f)
             rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
     }
     if (rc != MPI_SUCCESS) {
-        free(s);
+        s->ops = NULL; /* every attempt undid itself */
+        amp_sfp_free(f, 0);
         return amp_err(amp_err_class(rc), "cannot create a shared file pointer for \"%s\"",
                        f->path);
     }
-    f->sfp = s;
     return MPI_SUCCESS;
 }
 
 int amp_sfp_close(amp_file_t *f)
 {
-    amp_sfp_t *s = f->sfp;
-    if (!s)
+    if (!f->sfp)
         return MPI_SUCCESS;
-    int rc = amp_sfp_sync(f);
-    s->ops->destroy(s, 1);
-    free(s);
-    f->sfp = NULL;
+    int rc = f->sfp->ops ? amp_sfp_sync(f) : MPI_SUCCESS;
+    amp_sfp_free(f, 1);
     return rc;
 }
 
 void amp_sfp_reap(amp_file_t *f)
 {
-    amp_sfp_t *s = f->sfp;
-    if (!s)
-        return;
-    s->ops->destroy(s, 0);
-    free(s);
-    f->sfp = NULL;
+    amp_sfp_free(f, 0);
 }
 
 int amp_sfp_fetch_add(amp_file_t *f, MPI_Offset delta, MPI_Offset *before)

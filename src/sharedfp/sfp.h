@@ -37,7 +37,12 @@ enum {
     AMP_SFP_SINGLE = 6,
 };
 
-/* Collective at open: chooses and creates the component; the pointer starts at 0. */
+/* Local, before the open's last agreement: allocates the file's pointer, so that a rank out of
+ * memory fails the open with the others instead of needing an agreement of its own. */
+int amp_sfp_prepare(amp_file_t *f);
+
+/* Collective at open, after amp_sfp_prepare: chooses and creates the component; the pointer
+ * starts at 0. On failure the pointer is freed. */
 int amp_sfp_open(amp_file_t *f);
 
 /* Collective at close: merges deferred data, frees the component, removes side files. */

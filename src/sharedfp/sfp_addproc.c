@@ -80,24 +80,20 @@ static MPI_Offset amp_sfp_keeper_code(MPI_Op op)
 
 /* ---- a service thread in rank 0 ---- */
 
-static void amp_sfp_thread_apply(amp_sfp_keeper_t *k, const MPI_Offset *req, MPI_Offset *before)
+/* One request, from the keeper thread or from rank 0's own calls. */
+static MPI_Offset amp_sfp_thread_apply(void *ctx, const MPI_Offset *req)
 {
+    amp_sfp_keeper_t *k = ctx;
     pthread_mutex_lock(&k->slots_mutex);
-    *before = amp_sfp_keeper_apply(k->slots, AMP_SFP_POOL_SLOTS, req);
+    MPI_Offset before = amp_sfp_keeper_apply(k->slots, AMP_SFP_POOL_SLOTS, req);
     pthread_mutex_unlock(&k->slots_mutex);
-}
-
-static MPI_Offset amp_sfp_thread_request(void *ctx, const MPI_Offset *req)
-{
-    MPI_Offset before;
-    amp_sfp_thread_apply(ctx, req, &before);
     return before;
 }
 
 static void *amp_sfp_thread_serve(void *arg)
 {
     amp_sfp_keeper_t *k = arg;
-    amp_sfp_keeper_serve(k->comm, amp_sfp_thread_request, k);
+    amp_sfp_keeper_serve(k->comm, amp_sfp_thread_apply, k);
     return NULL;
 }
 
@@ -154,7 +150,7 @@ static int amp_sfp_thread_op(void *state, int index, MPI_Offset in, MPI_Offset *
     MPI_Offset code = amp_sfp_keeper_code(op), arg = op == MPI_NO_OP ? 0 : in;
     if (k->rank == 0) { /* the keeper's own process reads the slots directly */
         MPI_Offset req[3] = {code, index, arg};
-        amp_sfp_thread_apply(k, req, out);
+        *out = amp_sfp_thread_apply(k, req);
         return MPI_SUCCESS;
     }
     return amp_sfp_keeper_ask(k, code, index, arg, out);
