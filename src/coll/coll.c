@@ -41,6 +41,8 @@ struct amp_coll_state {
     amp_coll_rank_t *ranks;   /* per call: what every rank accesses (nprocs entries) */
     int *aggr;                /* per call: the aggregators (nprocs entries) */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
+    char *scratch[AMP_COLL_SCRATCH_COUNT];     /* the round engine's buffers, kept */
+    MPI_Count scratch_cap[AMP_COLL_SCRATCH_COUNT];
 };
 
 /* ---- per file state ---- */
@@ -86,11 +88,36 @@ void amp_coll_file_free(amp_file_t *f)
         return;
     free(f->coll->node);
     free(f->coll->last_aggr);
+    for (int i = 0; i < AMP_COLL_SCRATCH_COUNT; i++)
+        free(f->coll->scratch[i]);
     amp_coll_auto_free(f->coll->autosel);
     free(f->coll->ranks);
     free(f->coll->aggr);
     free(f->coll);
     f->coll = NULL;
+}
+
+char *amp_coll_scratch(amp_file_t *f, amp_coll_scratch_id_t which, MPI_Count need)
+{
+    struct amp_coll_state *s = f->coll;
+    if (s->scratch_cap[which] < need) {
+        /* a fresh buffer rather than realloc: the old contents need no copy */
+        free(s->scratch[which]);
+        s->scratch[which] = malloc((size_t)need);
+        s->scratch_cap[which] = s->scratch[which] ? need : 0;
+    }
+    return s->scratch[which];
+}
+
+void amp_coll_scratch_trim(amp_file_t *f)
+{
+    struct amp_coll_state *s = f->coll;
+    for (int i = 0; i < AMP_COLL_SCRATCH_COUNT; i++)
+        if (s->scratch_cap[i] > AMP_COLL_SCRATCH_KEEP) {
+            free(s->scratch[i]);
+            s->scratch[i] = NULL;
+            s->scratch_cap[i] = 0;
+        }
 }
 
 int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)

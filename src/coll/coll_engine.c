@@ -251,15 +251,14 @@ typedef struct {
     int rounds;
     MPI_Count *mcur;        /* member cursor per work */
     amp_run_cursor_t *acur; /* aggregator cursor per member of its work */
-    char *abuf[2];          /* aggregator round buffers */
-    MPI_Count abuf_cap[2];
-    MPI_Count *sizes[2]; /* bytes of each member in the buffer's round */
-    MPI_Count total[2];  /* bytes in the buffer's round; -1 when it could not be planned */
-    amp_pieces_t ps[2];  /* the buffer's file pieces */
-    char **mbuf;         /* member pack buffer per work */
-    MPI_Count *mbuf_cap;
-    MPI_Count *lo, *hi; /* member ranges of the current round per work */
-    MPI_Count limit;    /* reads: bytes of the call before the end of file */
+    char *abuf[2];          /* aggregator round buffers (kept on the file) */
+    MPI_Count *sizes[2];    /* bytes of each member in the buffer's round */
+    MPI_Count total[2];     /* bytes in the buffer's round; -1 when it could not be planned */
+    amp_pieces_t ps[2];     /* the buffer's file pieces */
+    char *mpack;            /* member's packed data of the round (kept on the file) */
+    MPI_Count *moff;        /* where each work's data lie in mpack, or -1: sent in place */
+    MPI_Count *lo, *hi;     /* member ranges of the current round per work */
+    MPI_Count limit;        /* reads: bytes of the call before the end of file */
     MPI_Request *reqs;
     int nreq, req_cap;
     int rc; /* first local failure */
@@ -285,15 +284,14 @@ static int amp_engine_init(amp_engine_t *e, amp_coll_call_t *c, amp_coll_plan_t 
     e->req_cap = p->nwork + nm + 1;
     e->mcur = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->acur = calloc((size_t)nm + 1, sizeof(amp_run_cursor_t));
-    e->mbuf = calloc((size_t)p->nwork + 1, sizeof(char *));
-    e->mbuf_cap = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->moff = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->lo = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->hi = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
     e->reqs = malloc((size_t)e->req_cap * sizeof(MPI_Request));
     for (int b = 0; b < 2; b++)
         e->sizes[b] = calloc((size_t)nm + 1, sizeof(MPI_Count));
-    if (!e->mcur || !e->acur || !e->mbuf || !e->mbuf_cap || !e->lo || !e->hi || !e->reqs ||
-        !e->sizes[0] || !e->sizes[1])
+    if (!e->mcur || !e->acur || !e->moff || !e->lo || !e->hi || !e->reqs || !e->sizes[0] ||
+        !e->sizes[1])
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access");
     for (int i = 0; i < p->nwork; i++)
         e->mcur[i] = p->work[i].s_lo;
@@ -307,33 +305,18 @@ static int amp_engine_init(amp_engine_t *e, amp_coll_call_t *c, amp_coll_plan_t 
 
 static void amp_engine_free(amp_engine_t *e)
 {
-    if (e->p && e->mbuf)
-        for (int i = 0; i < e->p->nwork; i++)
-            free(e->mbuf[i]);
-    free(e->mbuf);
-    free(e->mbuf_cap);
+    free(e->moff);
     free(e->mcur);
     free(e->acur);
     free(e->lo);
     free(e->hi);
     for (int b = 0; b < 2; b++) {
-        free(e->abuf[b]);
         free(e->sizes[b]);
         free(e->ps[b].v);
     }
     free(e->reqs);
-}
-
-static char *amp_engine_grow(char **buf, MPI_Count *cap, MPI_Count need)
-{
-    if (*cap < need) {
-        char *grown = realloc(*buf, (size_t)need);
-        if (!grown)
-            return NULL;
-        *buf = grown;
-        *cap = need;
-    }
-    return *buf;
+    if (e->c)
+        amp_coll_scratch_trim(e->c->f);
 }
 
 /* Posts a transfer of `len` bytes, in pieces of at most 1 GiB. */
@@ -382,7 +365,9 @@ static void amp_engine_agg_plan(amp_engine_t *e, int r, int b)
         e->sizes[b][k] = amp_round_take(w, k, r, probe, NULL, NULL, &rc);
         total += e->sizes[b][k];
     }
-    if (!amp_engine_grow(&e->abuf[b], &e->abuf_cap[b], total > 0 ? total : 1)) {
+    e->abuf[b] = amp_coll_scratch(e->c->f, b ? AMP_COLL_SCRATCH_ROUND1 : AMP_COLL_SCRATCH_ROUND0,
+                                  total > 0 ? total : 1);
+    if (!e->abuf[b]) {
         amp_engine_fail(
             e, amp_err(MPI_ERR_NO_MEM, "out of memory for a %lld-byte round", (long long)total));
         e->total[b] = -1;
@@ -418,41 +403,52 @@ static void amp_engine_agg_post(amp_engine_t *e, int b)
     }
 }
 
+/* Whether a member's data [lo, hi) of work i go through its pack buffer: memory is not
+ * contiguous, or (reads) user memory past the end of file must not be written. */
+static int amp_engine_packs(const amp_engine_t *e, int i)
+{
+    return amp_coll_direct(e->c, e->lo[i]) == NULL || (!e->write && e->hi[i] > e->limit);
+}
+
 /* A member's messages of round r to every aggregator it feeds. */
 static void amp_engine_member_post(amp_engine_t *e, int r)
 {
     amp_coll_call_t *c = e->c;
     amp_coll_plan_t *p = e->p;
+    MPI_Count packed = 0;
     for (int i = 0; i < p->nwork; i++) {
         e->lo[i] = e->hi[i] = 0;
+        e->moff[i] = -1;
         if (r < p->work[i].nrounds && amp_coll_is_member(&p->work[i], c->rank))
             amp_round_member(c, &p->work[i], r, &e->mcur[i], &e->lo[i], &e->hi[i]);
+        if (e->hi[i] > e->lo[i] && amp_engine_packs(e, i)) {
+            e->moff[i] = packed;
+            packed += e->hi[i] - e->lo[i];
+        }
+    }
+    e->mpack = packed > 0 ? amp_coll_scratch(c->f, AMP_COLL_SCRATCH_PACK, packed) : NULL;
+    /* without a buffer the aggregator waits: the only way out is abort */
+    if (packed > 0 && !e->mpack)
+        PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+    for (int i = 0; i < p->nwork; i++) {
         MPI_Count n = e->hi[i] - e->lo[i];
         if (n <= 0)
             continue;
-        char *mem = amp_coll_direct(c, e->lo[i]);
-        /* reads: never write user memory past the end of file */
-        if (!mem || (!e->write && e->hi[i] > e->limit)) {
-            mem = amp_engine_grow(&e->mbuf[i], &e->mbuf_cap[i], n);
-            if (mem && e->write)
-                amp_coll_pack(c, e->lo[i], e->hi[i], mem);
-        }
-        /* without a buffer the aggregator waits: the only way out is abort */
-        if (!mem)
-            PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+        char *mem = e->moff[i] < 0 ? amp_coll_direct(c, e->lo[i]) : e->mpack + e->moff[i];
+        if (e->moff[i] >= 0 && e->write)
+            amp_coll_pack(c, e->lo[i], e->hi[i], mem);
         amp_engine_post(e, e->write, mem, n, p->work[i].agg);
     }
 }
 
-/* Reading: a member copies what arrived in its pack buffers to user memory. */
+/* Reading: a member copies what arrived in its pack buffer to user memory. */
 static void amp_engine_member_unpack(amp_engine_t *e)
 {
     amp_coll_call_t *c = e->c;
     for (int i = 0; i < e->p->nwork; i++) {
-        MPI_Count n = e->hi[i] - e->lo[i], end = e->hi[i] < e->limit ? e->hi[i] : e->limit;
-        if (n > 0 && end > e->lo[i] &&
-            (amp_coll_direct(c, e->lo[i]) == NULL || e->hi[i] > e->limit))
-            amp_coll_unpack(c, e->lo[i], end, e->mbuf[i]);
+        MPI_Count end = e->hi[i] < e->limit ? e->hi[i] : e->limit;
+        if (e->moff[i] >= 0 && end > e->lo[i])
+            amp_coll_unpack(c, e->lo[i], end, e->mpack + e->moff[i]);
     }
 }
 

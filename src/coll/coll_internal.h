@@ -91,6 +91,22 @@ int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p);
 
 void amp_coll_plan_free(amp_coll_plan_t *p);
 
+/* Buffers of the round engine kept on the file from one collective call to the next: a new
+ * buffer costs a page fault, and the kernel zeroing the page, for every 4 KiB it moves. */
+typedef enum {
+    AMP_COLL_SCRATCH_ROUND0, /* the aggregator's round buffers */
+    AMP_COLL_SCRATCH_ROUND1,
+    AMP_COLL_SCRATCH_PACK, /* a member's packed data of one round, for every aggregator */
+    AMP_COLL_SCRATCH_COUNT
+} amp_coll_scratch_id_t;
+
+/* Buffers above this size are freed at the end of the call that needed them. */
+#define AMP_COLL_SCRATCH_KEEP ((MPI_Count)64 << 20)
+
+/* A buffer of at least `need` bytes (contents undefined), or NULL. */
+char *amp_coll_scratch(amp_file_t *f, amp_coll_scratch_id_t which, MPI_Count need);
+void amp_coll_scratch_trim(amp_file_t *f);
+
 /* ---- components ---- */
 
 typedef struct amp_fcoll {

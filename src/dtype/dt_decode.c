@@ -134,6 +134,9 @@ typedef struct {
     int fortran;
 } amp_grid_t;
 
+/* Visits the outer dimensions as an odometer; along the innermost one, consecutive indices are
+ * one block of copies, so a dense child (a subarray or darray of a basic type) costs one segment
+ * per row rather than one per element. */
 static int amp_grid_append(amp_seglist_t *out, const amp_grid_t *g, const amp_child_t *ch,
                            MPI_Aint at)
 {
@@ -143,16 +146,26 @@ static int amp_grid_append(amp_seglist_t *out, const amp_grid_t *g, const amp_ch
     MPI_Count *pos = calloc((size_t)g->ndims, sizeof(MPI_Count));
     if (!pos)
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
+    int inner = g->fortran ? 0 : g->ndims - 1;
+    const MPI_Count *row = g->index[inner];
     int rc = MPI_SUCCESS;
     for (;;) {
         MPI_Count element = 0;
         for (int d = 0; d < g->ndims; d++)
-            element += g->index[d][pos[d]] * g->stride[d];
-        rc = amp_append(out, ch->list, at + (MPI_Aint)(element * ch->extent));
+            if (d != inner)
+                element += g->index[d][pos[d]] * g->stride[d];
+        for (MPI_Count i = 0; i < g->len[inner] && rc == MPI_SUCCESS;) {
+            MPI_Count j = i + 1;
+            while (j < g->len[inner] && row[j] == row[j - 1] + 1)
+                j++;
+            MPI_Aint first = at + (MPI_Aint)((element + row[i] * g->stride[inner]) * ch->extent);
+            rc = amp_append_block(out, ch, first, j - i);
+            i = j;
+        }
         if (rc != MPI_SUCCESS)
             break;
         int d;
-        for (int k = 0; k < g->ndims; k++) {
+        for (int k = 1; k < g->ndims; k++) {
             d = g->fortran ? k : g->ndims - 1 - k;
             if (++pos[d] < g->len[d])
                 goto next;
