@@ -41,6 +41,7 @@ struct amp_coll_state {
     amp_coll_rank_t *ranks;   /* per call: what every rank accesses (nprocs entries) */
     int *aggr;                /* per call: the aggregators (nprocs entries) */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
+    int owners_first[2]; /* [write]: the owners made the last call of that direction */
     char *scratch[AMP_COLL_SCRATCH_COUNT];     /* the round engine's buffers, kept */
     MPI_Count scratch_cap[AMP_COLL_SCRATCH_COUNT];
 };
@@ -356,70 +357,82 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
     return rc;
 }
 
-static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+/* The file extent of this rank's part of the call. */
+static amp_coll_rank_t amp_coll_mine(amp_file_t *f, const amp_coll_io_t *io)
 {
-    *done = 0;
-    double t0 = MPI_Wtime();
-    int rc = MPI_SUCCESS;
-    if (!f->coll) { /* collective: every rank gets here, once per file */
-        rc = amp_agree(f->comm, amp_coll_file_init(f));
-        if (rc != MPI_SUCCESS) {
-            amp_coll_file_free(f);
-            return rc;
-        }
-    }
-    amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
-    amp_coll_rank_t mine = {0, 0, 0};
+    amp_coll_rank_t mine = {0, 0, 0, AMP_COLL_OWN_PENDING};
     if (!io->failed && io->nbytes > 0) {
         mine.lo = amp_view_offset(&f->view, io->pos);
         mine.hi = amp_view_offset(&f->view, io->pos + io->nbytes - 1) + 1;
         mine.bytes = io->nbytes;
     }
+    return mine;
+}
+
+/* Every rank's extent, gathered, and what they add up to. */
+static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
+{
+    amp_file_t *f = c->f;
     amp_coll_rank_t *ranks = f->coll->ranks;
-    int *aggr = f->coll->aggr;
-    PMPI_Allgather(&mine, 3, MPI_INT64_T, ranks, 3, MPI_INT64_T, f->comm);
-    c.ranks = ranks;
-    c.aggr = aggr;
-    c.glo = -1;
-    c.disjoint = 1;
+    PMPI_Allgather(mine, 4, MPI_INT64_T, ranks, 4, MPI_INT64_T, f->comm);
+    c->ranks = ranks;
+    c->aggr = f->coll->aggr;
+    c->glo = -1;
+    c->disjoint = 1;
     MPI_Offset prev_hi = -1;
     for (int r = 0; r < f->nprocs; r++) {
         if (ranks[r].bytes == 0)
             continue;
         if (ranks[r].lo < prev_hi)
-            c.disjoint = 0;
+            c->disjoint = 0;
         prev_hi = ranks[r].hi;
-        if (c.glo < 0 || ranks[r].lo < c.glo)
-            c.glo = ranks[r].lo;
-        if (ranks[r].hi > c.ghi)
-            c.ghi = ranks[r].hi;
-        c.gbytes += ranks[r].bytes;
+        if (c->glo < 0 || ranks[r].lo < c->glo)
+            c->glo = ranks[r].lo;
+        if (ranks[r].hi > c->ghi)
+            c->ghi = ranks[r].hi;
+        c->gbytes += ranks[r].bytes;
     }
-    if (c.gbytes == 0) {
-        return MPI_SUCCESS;
-    }
-    c.cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
+    c->cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
     MPI_Offset unit = amp_cfg_num(&f->cfg, AMP_CFG_STRIPING_UNIT);
-    c.align = unit > 0 ? unit : f->coll->block;
+    c->align = unit > 0 ? unit : f->coll->block;
     /* Pipelined, a round fills a sub-buffer of one stripe (1 MiB without one) of the collective
      * buffer, as pipelined two-phase I/O does: more rounds overlap more, and a round stays in
      * cache. Tile writes measured 1.5-4x faster here with 1 MiB rounds than with 16 MiB ones. */
     MPI_Offset sub = unit > 0 ? unit : AMP_COLL_SUB_BUFFER;
-    if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c.cb > sub)
-        c.cb = sub;
+    if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c->cb > sub)
+        c->cb = sub;
+}
+
+/* The ranks that access their own data: all with data. */
+static void amp_coll_owners(amp_coll_call_t *c)
+{
+    c->naggr = 0;
+    for (int r = 0; r < c->nprocs; r++)
+        if (c->ranks[r].bytes > 0)
+            c->aggr[c->naggr++] = r;
+}
+
+static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+{
+    *done = 0;
+    double t0 = MPI_Wtime();
+    int rc = MPI_SUCCESS;
+    amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
+    amp_coll_rank_t mine = amp_coll_mine(f, io);
+    amp_coll_describe(&c, &mine);
+    if (c.gbytes == 0)
+        return MPI_SUCCESS;
     if (!io->write)
         amp_fs_size(&f->fs, &c.file_size);
 
     int fcoll = amp_coll_choose(f, &c, io->write);
+    f->coll->owners_first[io->write] = fcoll == AMP_FCOLL_INDIVIDUAL;
     if (fcoll == AMP_FCOLL_INDIVIDUAL) {
-        c.naggr = 0;
-        for (int r = 0; r < f->nprocs; r++)
-            if (ranks[r].bytes > 0)
-                aggr[c.naggr++] = r;
+        amp_coll_owners(&c);
         amp_coll_explain(&c, fcoll);
         rc = amp_coll_individual(&c, done);
     } else {
-        c.naggr = amp_coll_pick_aggregators(f, amp_coll_naggr(f, &c), aggr);
+        c.naggr = amp_coll_pick_aggregators(f, amp_coll_naggr(f, &c), c.aggr);
         /* segmentation writes each group's data where it lies: when groups interleave in the
          * file, file domains (two-phase) keep every block with one aggregator */
         if ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&
@@ -449,10 +462,81 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     return rc;
 }
 
-int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+/* Owners first. When the owners made the last call of this direction, a rank whose data form
+ * one contiguous range of the file accesses it before any message: it needs nobody (no holes,
+ * no sieving, and its bytes are its own). The one allgather that describes the call then also
+ * carries how every access went, so that a call the owners make again costs one collective
+ * instead of two (the description and the agreement on errors). The choice is made again from
+ * that description for the next call; ranks with scattered data, if any, take the full path,
+ * in which those that are done take part without data.
+ * Returns whether every rank succeeded, which makes a further agreement needless. */
+static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done,
+                                     int *rc)
 {
+    double t0 = MPI_Wtime();
+    amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
+    amp_coll_rank_t mine = amp_coll_mine(f, io);
+    *done = 0;
+    *rc = MPI_SUCCESS;
+    if (io->failed) {
+        mine.state = AMP_COLL_OWN_FAILED;
+    } else if (mine.bytes > 0 && mine.hi - mine.lo == mine.bytes) {
+        amp_xfer_t x = {.f = f,
+                        .write = io->write,
+                        .pos = io->pos,
+                        .nbytes = io->nbytes,
+                        .mem = io->mem,
+                        .mdt = io->mdt};
+        *rc = amp_xfer(&x, done);
+        c.count.t_io = MPI_Wtime() - t0;
+        c.count.bytes_io = *done;
+        mine.state = *rc == MPI_SUCCESS ? AMP_COLL_OWN_DONE : AMP_COLL_OWN_FAILED;
+    }
+    amp_coll_describe(&c, &mine);
+    int pending = 0, failed = 0;
+    for (int r = 0; r < f->nprocs; r++) {
+        pending |= c.ranks[r].bytes > 0 && c.ranks[r].state == AMP_COLL_OWN_PENDING;
+        failed |= c.ranks[r].state == AMP_COLL_OWN_FAILED;
+    }
+    if (pending) { /* the rest of the call: those done take part without data */
+        amp_coll_io_t rest = *io;
+        if (mine.state != AMP_COLL_OWN_PENDING)
+            rest.nbytes = 0;
+        MPI_Count more = 0;
+        int prc = amp_coll_run(f, &rest, &more);
+        if (*rc == MPI_SUCCESS)
+            *rc = prc;
+        *done += more;
+        return 0;
+    }
+    if (c.gbytes > 0) {
+        int fcoll = amp_coll_choose(f, &c, io->write);
+        f->coll->owners_first[io->write] = fcoll == AMP_FCOLL_INDIVIDUAL;
+        c.why = "the owners accessed their contiguous ranges first, as in the last call";
+        amp_coll_owners(&c);
+        amp_coll_explain(&c, AMP_FCOLL_INDIVIDUAL);
+        c.count.t_total = MPI_Wtime() - t0;
+        amp_coll_record(&c, AMP_FCOLL_INDIVIDUAL);
+    }
+    return !failed;
+}
+
+int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int *agreed)
+{
+    *agreed = 0;
+    if (!f->coll) { /* collective: every rank gets here, once per file */
+        int rc = amp_agree(f->comm, amp_coll_file_init(f));
+        if (rc != MPI_SUCCESS) {
+            amp_coll_file_free(f);
+            return rc;
+        }
+    }
     f->fs.call = f->fs.ncalls++; /* every rank counts every collective call: the ids agree */
-    int rc = amp_coll_run(f, io, done);
+    int rc;
+    if (f->coll->owners_first[io->write])
+        *agreed = amp_coll_run_owners_first(f, io, done, &rc);
+    else
+        rc = amp_coll_run(f, io, done);
     f->fs.call = -1;
     return rc;
 }

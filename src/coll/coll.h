@@ -16,8 +16,9 @@ typedef struct amp_coll_io {
 
 /* Runs a collective access with the algorithm the file's hints and the call's shape choose.
  * Collective over the file's communicator; `*done` is the bytes this rank moved. Errors are
- * agreed on by the caller. */
-int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done);
+ * agreed on by the caller, unless `*agreed` comes back true: then every rank is known to
+ * have succeeded. */
+int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int *agreed);
 
 /* Adds what the last collective call used (cb_nodes, ampio_aggregators, ampio_fcoll). */
 int amp_coll_info(amp_file_t *f, MPI_Info info);

@@ -12,7 +12,11 @@
 typedef struct amp_coll_rank {
     MPI_Offset lo, hi; /* file extent of the rank's data: [lo, hi), empty when bytes == 0 */
     MPI_Count bytes;
+    int64_t state; /* owners first: AMP_COLL_OWN_* */
 } amp_coll_rank_t;
+
+/* What a rank did before the call was described (owners first, coll.c). */
+enum { AMP_COLL_OWN_PENDING, AMP_COLL_OWN_DONE, AMP_COLL_OWN_FAILED };
 
 /* Counters of one call, summed into the file's statistics. */
 typedef struct amp_coll_counters {

@@ -63,8 +63,10 @@ static int amp_access_size(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
 /* Moves `bytes` of file data starting at data byte `pos` of the view, through the collective
  * layer when `collective` (where every rank must arrive, `failed` ones without data). */
 static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, MPI_Count pos,
-                           MPI_Count bytes, int collective, int failed, MPI_Count *done)
+                           MPI_Count bytes, int collective, int failed, MPI_Count *done,
+                           int *agreed)
 {
+    *agreed = 0;
     amp_xfer_t x = {
         .f = f, .write = a->write, .pos = pos, .nbytes = bytes, .mem = a->buf, .mdt = mdt};
     *done = 0;
@@ -101,9 +103,12 @@ static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
                             .mem = x.mem,
                             .mdt = x.mdt,
                             .failed = skip};
-        int crc = amp_coll_access(f, &io, done);
+        int crc = amp_coll_access(f, &io, done, agreed);
         if (rc == MPI_SUCCESS)
             rc = crc;
+        /* decoding what was read can still fail, on this rank alone */
+        if (stream && !a->write)
+            *agreed = 0;
     } else if (rc == MPI_SUCCESS) {
         rc = amp_xfer(&x, done);
     }
@@ -183,12 +188,13 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     }
 
     int collective = a->collective; /* ordered accesses too: their positions are known now */
+    int agreed = 0;                  /* the collective layer knows every rank succeeded */
     if (deferred)
         done = bytes;
     else if (collective || rc == MPI_SUCCESS) {
         int mrc =
             amp_access_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
-                            collective, rc != MPI_SUCCESS, &done);
+                            collective, rc != MPI_SUCCESS, &done, &agreed);
         if (rc == MPI_SUCCESS)
             rc = mrc;
     }
@@ -197,7 +203,7 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
         f->fp = start + (MPI_Offset)(done / esize);
         pthread_mutex_unlock(&f->lock);
     }
-    if (a->collective)
+    if (a->collective && !agreed)
         rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS) {
         MPI_Count mem_bytes = item == mdt->size ? done : done / item * mdt->size;

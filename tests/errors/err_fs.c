@@ -178,6 +178,44 @@ static void full_collective(const char *fcoll)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Collective calls the owners make, one after another (each rank a contiguous block, in rank
+ * order), until the space runs out: from the second call on they write before the call is
+ * described, and the call that overflows must still fail on every rank, with every earlier
+ * call's data intact. */
+static void full_owners(void)
+{
+    const char *name = "owners.dat", *what = "write_at_all of owners' blocks past the end of space";
+    MPI_File fh;
+    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, in_dir(name), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                                  MPI_INFO_NULL, &fh),
+                    "open"))
+        return;
+    write_header(fh);
+    const long long chunk = 32 << 10, calls = 4 * MiB / (chunk * amptest_size);
+    long long k = 0;
+    for (; k < calls; k++) {
+        long long at = HEADER + (k * amptest_size + amptest_rank) * chunk;
+        unsigned char *data = pattern(at, chunk);
+        int rc = MPI_File_write_at_all(fh, at, data, (int)chunk, MPI_BYTE, MPI_STATUS_IGNORE);
+        free(data);
+        int failed = rc != MPI_SUCCESS, any = 0;
+        MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+        if (any) {
+            errtest_class_all(MPI_COMM_WORLD, rc, MPI_ERR_NO_SPACE, what);
+            break;
+        }
+    }
+    amptest_check(k > 1 && k < calls, "%s: the space ran out at call %lld of %lld", what, k, calls);
+    amptest_ok(MPI_File_close(&fh), "close after a full file system");
+    long long whole[3] = {HEADER, HEADER + k * amptest_size * chunk, -1};
+    if (amptest_rank == 0)
+        check_full_file(name, whole, what);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (amptest_rank == 0)
+        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Noncontiguous independent writes through data sieving, and preallocation. */
 static void full_other(void)
 {
@@ -315,6 +353,7 @@ int main(int argc, char **argv)
         full_collective("dynamic_seg");
         full_collective("static_seg");
         full_collective("individual");
+        full_owners();
         full_other();
         full_recovered();
     } else if (strcmp(mode, "ro-prepare") == 0) {
