@@ -42,7 +42,7 @@ struct amp_coll_state {
     int *aggr;                /* per call: the aggregators (nprocs entries) */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
     int owners_first[2]; /* [write]: the owners made the last call of that direction */
-    char *scratch[AMP_COLL_SCRATCH_COUNT];     /* the round engine's buffers, kept */
+    char *scratch[AMP_COLL_SCRATCH_COUNT]; /* the round engine's buffers, kept */
     MPI_Count scratch_cap[AMP_COLL_SCRATCH_COUNT];
 };
 

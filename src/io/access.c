@@ -188,7 +188,7 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     }
 
     int collective = a->collective; /* ordered accesses too: their positions are known now */
-    int agreed = 0;                  /* the collective layer knows every rank succeeded */
+    int agreed = 0;                 /* the collective layer knows every rank succeeded */
     if (deferred)
         done = bytes;
     else if (collective || rc == MPI_SUCCESS) {
