@@ -72,16 +72,33 @@ static void write_header(MPI_File fh)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Opens `name` with the default hints and writes the header; 0 when the open failed. */
+static int open_with_header(const char *name, MPI_File *fh)
+{
+    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, in_dir(name), MPI_MODE_RDWR | MPI_MODE_CREATE,
+                                  MPI_INFO_NULL, fh),
+                    "open"))
+        return 0;
+    write_header(*fh);
+    return 1;
+}
+
+/* Rank 0 deletes `name` once every rank is done with it, so the next test has the space. */
+static void delete_to_free(const char *name)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (amptest_rank == 0)
+        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Each rank writes its own contiguous part, more than the file system holds in all. */
 static void full_independent(void)
 {
     const char *name = "independent.dat";
     MPI_File fh;
-    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, in_dir(name), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                                  MPI_INFO_NULL, &fh),
-                    "open"))
+    if (!open_with_header(name, &fh))
         return;
-    write_header(fh);
     long long part = 2 * MiB / amptest_size, at = HEADER + amptest_rank * part;
     unsigned char *data = pattern(at, part);
     int rc = MPI_File_write_at(fh, at, data, (int)part, MPI_BYTE, MPI_STATUS_IGNORE);
@@ -111,10 +128,7 @@ static void full_independent(void)
         check_full_file(name, whole, "independent writes");
     free(whole);
     free(ok);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
-    MPI_Barrier(MPI_COMM_WORLD);
+    delete_to_free(name);
 }
 
 /* Collective writes with each algorithm: every rank fails, the header survives. */
@@ -172,10 +186,7 @@ static void full_collective(const char *fcoll)
     long long none = -1;
     if (amptest_rank == 0)
         check_full_file(name, &none, what);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
-    MPI_Barrier(MPI_COMM_WORLD);
+    delete_to_free(name);
 }
 
 /* Collective calls the owners make, one after another (each rank a contiguous block, in rank
@@ -186,11 +197,8 @@ static void full_owners(void)
 {
     const char *name = "owners.dat", *what = "write_at_all of owners' blocks past the end of space";
     MPI_File fh;
-    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, in_dir(name), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                                  MPI_INFO_NULL, &fh),
-                    "open"))
+    if (!open_with_header(name, &fh))
         return;
-    write_header(fh);
     const long long chunk = 32 << 10, calls = 4 * MiB / (chunk * amptest_size);
     long long k = 0;
     for (; k < calls; k++) {
@@ -210,10 +218,7 @@ static void full_owners(void)
     long long whole[3] = {HEADER, HEADER + k * amptest_size * chunk, -1};
     if (amptest_rank == 0)
         check_full_file(name, whole, what);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
-    MPI_Barrier(MPI_COMM_WORLD);
+    delete_to_free(name);
 }
 
 /* Noncontiguous independent writes through data sieving, and preallocation. */
@@ -250,10 +255,7 @@ static void full_other(void)
     long long none = -1;
     if (amptest_rank == 0)
         check_full_file(name, &none, "data sieving write");
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (amptest_rank == 0)
-        amptest_ok(MPI_File_delete(in_dir(name), MPI_INFO_NULL), "delete to free the space");
-    MPI_Barrier(MPI_COMM_WORLD);
+    delete_to_free(name);
 }
 
 /* With the space back, writing works again. */
