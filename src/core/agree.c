@@ -30,10 +30,17 @@ int amp_agree(MPI_Comm comm, int code)
     return amp_err(out.cls, "failed on rank %d: %s", out.rank, msg);
 }
 
+int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any)
+{
+    uint64_t in[3] = {value, ~value, flag != 0}, out[3];
+    int rc = PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
+    *same = rc == MPI_SUCCESS && out[0] == value && out[1] == ~value;
+    *any = rc == MPI_SUCCESS && out[2] != 0;
+    return rc;
+}
+
 int amp_agree_same(MPI_Comm comm, uint64_t value, int *same)
 {
-    uint64_t in[2] = {value, ~value}, out[2];
-    int rc = PMPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_MAX, comm);
-    *same = rc == MPI_SUCCESS && out[0] == value && out[1] == ~value;
-    return rc;
+    int any;
+    return amp_agree_same_any(comm, value, 0, same, &any);
 }

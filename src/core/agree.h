@@ -13,4 +13,7 @@ int amp_agree(MPI_Comm comm, int code);
 /* Sets `*same` to whether `value` is equal on every rank. */
 int amp_agree_same(MPI_Comm comm, uint64_t value, int *same);
 
+/* The same, and sets `*any` to whether `flag` is true on some rank (one reduction for both). */
+int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any);
+
 #endif

@@ -53,6 +53,7 @@ typedef struct amp_file {
     struct amp_sfp *sfp;
     struct amp_coll_state *coll; /* node layout, statistics, the last collective plan */
     amp_split_t split;
+    int view_holes;  /* some rank's view has holes, so some rank's writes may be sieved */
     void *sieve_buf; /* data sieving buffer, grown on demand */
     size_t sieve_cap;
     pthread_mutex_t lock; /* guards the individual pointer and the sieve buffer */

@@ -10,14 +10,22 @@
 #include "sharedfp/sfp.h"
 
 /* Checks that `value` is the same on every rank of a collective call. */
-static int amp_file_same(amp_file_t *f, uint64_t value, const char *routine, const char *what)
+/* Checks that `value` is the same on every rank; with `flag`/`any`, also learns whether `flag`
+ * is true on some rank, in the same reduction. */
+static int amp_file_same_any(amp_file_t *f, uint64_t value, int flag, int *any, const char *routine,
+                             const char *what)
 {
-    int same;
-    int rc = amp_agree_same(f->comm, value, &same);
+    int same, unused;
+    int rc = amp_agree_same_any(f->comm, value, flag, &same, any ? any : &unused);
     if (rc == MPI_SUCCESS && !same)
         rc = amp_err(MPI_ERR_NOT_SAME, "%s on \"%s\": %s differs between ranks", routine, f->path,
                      what);
     return rc;
+}
+
+static int amp_file_same(amp_file_t *f, uint64_t value, const char *routine, const char *what)
+{
+    return amp_file_same_any(f, value, 0, NULL, routine, what);
 }
 
 static int amp_file_writable(amp_file_t *f, const char *routine)
@@ -170,10 +178,12 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     memset(&next, 0, sizeof(next));
     rc = amp_file_try_hints(f, info, rc, &next);
     rc = amp_agree(f->comm, rc);
+    int holes = 0;
     if (rc == MPI_SUCCESS)
-        rc = amp_file_same(
+        rc = amp_file_same_any(
             f, amp_hash_text(datarep, (uint64_t)view.esize) * 31 + amp_cfg_coll_hash(&next),
-            "MPI_File_set_view", "the data representation, the etype size or a collective hint");
+            amp_view_has_holes(&view), &holes, "MPI_File_set_view",
+            "the data representation, the etype size or a collective hint");
     amp_file_commit_hints(f, &next, rc);
     if (rc != MPI_SUCCESS) {
         if (view.ft)
@@ -182,6 +192,7 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     }
     amp_view_free(&f->view);
     f->view = view;
+    f->view_holes = holes;
     f->fp = 0;
     if (f->rank == 0)
         rc = amp_sfp_set(f, 0);

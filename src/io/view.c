@@ -109,6 +109,14 @@ int amp_view_build(amp_view_t *v, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
     return MPI_SUCCESS;
 }
 
+int amp_view_has_holes(const amp_view_t *v)
+{
+    const amp_dt_t *ft = v->ft;
+    if (ft->size == 0)
+        return 0;
+    return !(ft->segs.n == 1 && ft->segs.v[0].len == ft->extent);
+}
+
 MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos)
 {
     const amp_dt_t *ft = v->ft;

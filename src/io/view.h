@@ -13,6 +13,9 @@ int amp_view_build(amp_view_t *v, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
                    const char *datarep, int writable);
 void amp_view_free(amp_view_t *v);
 
+/* Whether consecutive copies of the filetype leave gaps in the file between their data. */
+int amp_view_has_holes(const amp_view_t *v);
+
 /* Absolute file offset of data byte `pos` of the view. */
 MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos);
 

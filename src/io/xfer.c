@@ -209,8 +209,11 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
     s.ds = (int)amp_cfg_num(&f->cfg, x->write ? AMP_CFG_ROMIO_DS_WRITE : AMP_CFG_ROMIO_DS_READ);
     s.ds_size =
         amp_cfg_num(&f->cfg, x->write ? AMP_CFG_IND_WR_BUFFER_SIZE : AMP_CFG_IND_RD_BUFFER_SIZE);
-    s.lock_writes =
-        amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_DS_WRITE) != AMP_CFG_DISABLE && f->nprocs > 1;
+    /* Only a view with holes makes a write sieved (every access through a view without holes
+     * is one range of the file), so while no rank has one, no read-modify-write can race with
+     * a plain write and plain writes take no lock. */
+    s.lock_writes = amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_DS_WRITE) != AMP_CFG_DISABLE &&
+                    f->nprocs > 1 && f->view_holes;
     *done = 0;
     if (x->nbytes == 0)
         return MPI_SUCCESS;

@@ -1,5 +1,6 @@
 /* MPI_ERRORS_ARE_FATAL on files: the error ends the job (run by expect_abort.sh, which wants a
- * nonzero exit, the marker printed before the error and not the one after it). Also checks,
+ * nonzero exit, the marker printed (or written into DIR) before the error and not the one after
+ * it). Also checks,
  * before anything sets it, that the initial handler of MPI_FILE_NULL returns codes.
  *
  *   err_fatal DIR open|access|collective */
@@ -38,9 +39,18 @@ int main(int argc, char **argv)
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
     MPI_File_close(&fh);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    /* the marker also goes into a file: a launcher that kills the job on the abort may drop
+     * output it has not forwarded yet (seen with MPICH's hydra) */
+    if (rank == 0) {
         printf("ERRTEST-BEFORE\n");
+        char marker[4096];
+        snprintf(marker, sizeof(marker), "%s/ERRTEST-BEFORE", argv[1]);
+        FILE *m = fopen(marker, "w");
+        if (m)
+            fclose(m);
+    }
     fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
 
     char buf[16] = "fatal";
     if (strcmp(mode, "open") == 0) {

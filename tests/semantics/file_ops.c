@@ -219,11 +219,84 @@ static void concurrent_sieving(void)
     free(v);
 }
 
+/* Ranks in pairs share a region of 2 x NBLK blocks of BLK ints: the odd rank writes the even
+ * blocks through a view with holes (sieved: it reads and writes back the odd blocks too) over
+ * and over, while the even rank writes the odd blocks one by one through a plain view, with new
+ * values each pass. The plain writes must still land: they take the lock that the
+ * read-modify-write holds, because some rank's view has holes. */
+static void sieving_beside_plain_writes(void)
+{
+    enum { BLK = 1024, NBLK = 32, PASSES = 20 };
+    const char *name = "sieve-plain.dat";
+    int P = amptest_size, r = amptest_rank, pair = r / 2, odd = r % 2;
+    if (P < 2)
+        return;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_write", "enable");
+    MPI_File fh;
+    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name),
+                                  MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+                    name)) {
+        MPI_Info_free(&info);
+        return;
+    }
+    MPI_Offset region = (MPI_Offset)pair * 2 * BLK * NBLK * 4;
+    MPI_Datatype holes;
+    MPI_Type_vector(NBLK, BLK, 2 * BLK, MPI_INT, &holes);
+    MPI_Type_commit(&holes);
+    int lone = odd == 0 && r == P - 1; /* an even rank without a partner writes both halves */
+    amptest_ok(MPI_File_set_view(fh, region, MPI_INT, odd ? holes : MPI_INT, "native", info),
+               "set_view, holes on odd ranks");
+    int *v = malloc(sizeof(int) * BLK * NBLK * 2);
+    if (odd) { /* sieve until the partner's plain writes are done: every one of them races */
+        for (int i = 0; i < BLK * NBLK; i++)
+            v[i] = r * 100000000 + i + 1;
+        for (int done = 0, pass = 0; !done || pass < 2; pass++) {
+            amptest_ok(MPI_File_write_at(fh, 0, v, BLK * NBLK, MPI_INT, MPI_STATUS_IGNORE),
+                       "sieved write_at");
+            if (!done)
+                MPI_Iprobe(r - 1, 77, MPI_COMM_WORLD, &done, MPI_STATUS_IGNORE);
+        }
+        MPI_Recv(NULL, 0, MPI_BYTE, r - 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else { /* new values every pass, so that a write put back by a sieve shows */
+        for (int pass = 0; pass < PASSES; pass++) {
+            for (int i = 0; i < 2 * BLK * NBLK; i++)
+                v[i] = r * 100000000 + pass * 1000000 + i + 1;
+            for (int b = lone ? 0 : 1; b < 2 * NBLK; b += lone ? 1 : 2)
+                amptest_ok(MPI_File_write_at(fh, (MPI_Offset)b * BLK, v + b * BLK, BLK, MPI_INT,
+                                             MPI_STATUS_IGNORE),
+                           "plain write_at");
+        }
+        if (!lone)
+            MPI_Send(NULL, 0, MPI_BYTE, r + 1, 77, MPI_COMM_WORLD);
+    }
+    amptest_ok(MPI_File_close(&fh), "close");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r == 0) {
+        size_t n = (size_t)(P + 1) / 2 * 2 * BLK * NBLK;
+        int *model = malloc(sizeof(int) * n);
+        for (size_t i = 0; i < n; i++) {
+            int q = (int)(i / (2 * BLK * NBLK)), at = (int)(i % (2 * BLK * NBLK));
+            int blk = at / BLK, writer = blk % 2 == 0 && 2 * q + 1 < P ? 2 * q + 1 : 2 * q;
+            /* the odd rank's data are packed: block b of its view is block 2b of the region */
+            int index = writer % 2 ? (blk / 2) * BLK + at % BLK : at;
+            model[i] = writer * 100000000 + (writer % 2 ? 0 : (PASSES - 1) * 1000000) + index + 1;
+        }
+        amptest_compare_file(name, model, sizeof(int) * n);
+        free(model);
+    }
+    MPI_Type_free(&holes);
+    MPI_Info_free(&info);
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
     seek_and_sizes();
     modes();
     concurrent_sieving();
+    sieving_beside_plain_writes();
     return amptest_finish();
 }
