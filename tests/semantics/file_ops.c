@@ -174,6 +174,22 @@ static void modes(void)
     }
 }
 
+/* Opens `name` with sieved writes enabled (and a sieve buffer of `buffer` bytes, if given); the
+ * info is the caller's to free. Returns 0, with nothing to free, when the open failed. */
+static int open_sieving(const char *name, const char *buffer, MPI_Info *info, MPI_File *fh)
+{
+    MPI_Info_create(info);
+    MPI_Info_set(*info, "romio_ds_write", "enable");
+    if (buffer)
+        MPI_Info_set(*info, "ind_wr_buffer_size", buffer);
+    if (amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name),
+                                 MPI_MODE_CREATE | MPI_MODE_RDWR, *info, fh),
+                   name))
+        return 1;
+    MPI_Info_free(info);
+    return 0;
+}
+
 /* Every rank writes every P-th int of a shared region with independent, sieved writes, all at
  * once and several times over: a read-modify-write that is not locked would lose other ranks'
  * ints. */
@@ -182,16 +198,9 @@ static void concurrent_sieving(void)
     const char *name = "sieve.dat";
     int P = amptest_size, r = amptest_rank, n = 4096;
     MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_ds_write", "enable");
-    MPI_Info_set(info, "ind_wr_buffer_size", "4096");
     MPI_File fh;
-    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name),
-                                  MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
-                    name)) {
-        MPI_Info_free(&info);
+    if (!open_sieving(name, "4096", &info, &fh))
         return;
-    }
     MPI_Datatype ft, t;
     MPI_Type_vector(1, 1, P, MPI_INT, &t);
     MPI_Type_create_resized(t, 0, (MPI_Aint)4 * P, &ft);
@@ -232,15 +241,9 @@ static void sieving_beside_plain_writes(void)
     if (P < 2)
         return;
     MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_ds_write", "enable");
     MPI_File fh;
-    if (!amptest_ok(MPI_File_open(MPI_COMM_WORLD, amptest_path(name),
-                                  MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
-                    name)) {
-        MPI_Info_free(&info);
+    if (!open_sieving(name, NULL, &info, &fh))
         return;
-    }
     MPI_Offset region = (MPI_Offset)pair * 2 * BLK * NBLK * 4;
     MPI_Datatype holes;
     MPI_Type_vector(NBLK, BLK, 2 * BLK, MPI_INT, &holes);
