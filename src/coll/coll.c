@@ -486,15 +486,9 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
     if (io->failed) {
         mine.state = AMP_COLL_OWN_FAILED;
     } else if (mine.bytes > 0 && mine.hi - mine.lo == mine.bytes) {
-        amp_xfer_t x = {.f = f,
-                        .write = io->write,
-                        .pos = io->pos,
-                        .nbytes = io->nbytes,
-                        .mem = io->mem,
-                        .mdt = io->mdt};
-        *rc = amp_xfer(&x, done);
-        c.count.t_io = MPI_Wtime() - t0;
-        c.count.bytes_io = *done;
+        /* nothing is known of the others yet (c.disjoint is 0): writes lock as independent
+         * ones do, since a peer may still be inside an independent sieved write */
+        *rc = amp_coll_individual(&c, done);
         mine.state = *rc == MPI_SUCCESS ? AMP_COLL_OWN_DONE : AMP_COLL_OWN_FAILED;
     }
     amp_coll_describe(&c, &mine);

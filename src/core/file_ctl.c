@@ -9,14 +9,13 @@
 #include "io/view.h"
 #include "sharedfp/sfp.h"
 
-/* Checks that `value` is the same on every rank of a collective call. */
-/* Checks that `value` is the same on every rank; with `flag`/`any`, also learns whether `flag`
- * is true on some rank, in the same reduction. */
+/* Checks that `value` is the same on every rank of a collective call, and learns in the same
+ * reduction whether `flag` is true on some rank. */
 static int amp_file_same_any(amp_file_t *f, uint64_t value, int flag, int *any, const char *routine,
                              const char *what)
 {
-    int same, unused;
-    int rc = amp_agree_same_any(f->comm, value, flag, &same, any ? any : &unused);
+    int same;
+    int rc = amp_agree_same_any(f->comm, value, flag, &same, any);
     if (rc == MPI_SUCCESS && !same)
         rc = amp_err(MPI_ERR_NOT_SAME, "%s on \"%s\": %s differs between ranks", routine, f->path,
                      what);
@@ -25,7 +24,8 @@ static int amp_file_same_any(amp_file_t *f, uint64_t value, int flag, int *any, 
 
 static int amp_file_same(amp_file_t *f, uint64_t value, const char *routine, const char *what)
 {
-    return amp_file_same_any(f, value, 0, NULL, routine, what);
+    int any;
+    return amp_file_same_any(f, value, 0, &any, routine, what);
 }
 
 static int amp_file_writable(amp_file_t *f, const char *routine)
