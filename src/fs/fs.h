@@ -17,6 +17,7 @@ typedef struct amp_fs {
     FILE *trace;      /* AMPIO_TRACE: one line per system call that moved data */
     long long call;   /* the collective call in progress (its sequence number), or -1 */
     long long ncalls; /* collective calls so far */
+    size_t max_write; /* largest write system call, 0: no limit (see amp_fs_writev) */
 } amp_fs_t;
 
 /* Opens with POSIX flags; on failure an MPI error naming `path`. */
@@ -28,7 +29,9 @@ int amp_fs_close(amp_fs_t *fs);
  * (call -1: an independent access). */
 int amp_fs_trace_open(amp_fs_t *fs, const char *prefix, int rank);
 
-/* Writes all `iovcnt` buffers at `off`. */
+/* Writes all `iovcnt` buffers at `off`, in system calls of at most `max_write` bytes when it is
+ * set: a buffered write holds the file's inode lock for its whole copy, and on a node with more
+ * writers than cores a holder can lose its core mid-copy while the others wait for the lock. */
 int amp_fs_writev(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset off);
 
 /* Reads into the buffers at `off` until they are full or the end of file; `*got` is the number

@@ -30,6 +30,7 @@ int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm)
     fs->path = path;
     fs->locks = 0;
     fs->call = -1;
+    fs->max_write = 0;
     return MPI_SUCCESS;
 }
 
@@ -73,8 +74,13 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
         window[0].iov_base = (char *)window[0].iov_base + skip;
         window[0].iov_len -= skip;
         size_t want = 0;
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
+            if (write && fs->max_write > 0 && want + window[k].iov_len >= fs->max_write) {
+                window[k].iov_len = fs->max_write - want; /* the rest in the next call */
+                n = k + 1;
+            }
             want += window[k].iov_len;
+        }
         if (want == 0) {
             index += n;
             skip = 0;
@@ -101,10 +107,11 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
             fprintf(fs->trace, "%lld %c %lld %zd\n", fs->call, write ? 'w' : 'r', (long long)at, r);
         total += (size_t)r;
         *moved = total;
+        /* advance over the caller's buffers: a window's last one may have been cut short */
         size_t done = (size_t)r;
         int k = 0;
-        while (k < n && done >= window[k].iov_len) {
-            done -= window[k].iov_len;
+        while (k < n && done >= iov[index + k].iov_len - (k == 0 ? skip : 0)) {
+            done -= iov[index + k].iov_len - (k == 0 ? skip : 0);
             k++;
         }
         skip = k == 0 ? skip + done : done;
