@@ -8,8 +8,11 @@
  * back with POSIX calls after close and compared with the expected bytes; read data are compared
  * in memory. An untimed collective access to a scratch file comes first, and before every
  * timed write a scratch file of the same size is written and deleted (--no-warmup: neither).
- * The exit status is 1 when any data were wrong. Linked with the host MPI only: ampio comes in
- * through LD_PRELOAD (ampiorun). */
+ * With --variant LABEL:key=value[,key=value...] (repeated), every repetition runs each variant,
+ * its hints added to the file's, in an order drawn anew for every repetition: configurations
+ * compared in one launch share its conditions (here launches differ by up to 2x), and none is
+ * always first or last. The exit status is 1 when any data were wrong. Linked with the host MPI
+ * only: ampio comes in through LD_PRELOAD (ampiorun). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <limits.h>
@@ -21,10 +24,19 @@
 
 #include "bench_io.h"
 
+enum { MAX_VARIANTS = 128 };
+
+typedef struct {
+    const char *spec; /* LABEL:key=value,... as given */
+    char label[64];
+    MPI_Info info; /* the file's hints with the variant's own */
+} variant_t;
+
 typedef struct {
     const char *patterns, *op, *dir;
-    int reps, keep, no_warmup;
+    int reps, keep, no_warmup, nvariants, seed;
     MPI_Info info;
+    variant_t variants[MAX_VARIANTS];
     bench_params_t p;
 } options_t;
 
@@ -49,16 +61,18 @@ static void check(int rc, const char *what)
 static void usage(void)
 {
     if (rank == 0)
-        printf("usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
-               "  [--reps N] [--keep] [--no-warmup] [--hint key=value]...\n"
-               "  tile:        --tiles-x N --tiles-y N --tile-x N --tile-y N --elem BYTES\n"
-               "  ior-seg:     --block B --transfer B --segments N\n"
-               "  ior-strided: --strided-transfer B --strided-segments N\n"
-               "  collperf:    --coll-n N\n"
-               "  btio:        --bt-class S|W|A|B|C --bt-steps N\n"
-               "  latency:     --lat-seg B --lat-segs N --lat-steps N\n"
-               "  flash:       --flash-vars N --flash-blocks N --flash-block-size B\n"
-               "sizes take K, M, G suffixes (powers of 1024)\n");
+        printf(
+            "usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
+            "  [--reps N] [--keep] [--no-warmup] [--hint key=value]...\n"
+            "  [--variant LABEL:key=value[,key=value...]]... [--seed N (order of the variants)]\n"
+            "  tile:        --tiles-x N --tiles-y N --tile-x N --tile-y N --elem BYTES\n"
+            "  ior-seg:     --block B --transfer B --segments N\n"
+            "  ior-strided: --strided-transfer B --strided-segments N\n"
+            "  collperf:    --coll-n N\n"
+            "  btio:        --bt-class S|W|A|B|C --bt-steps N\n"
+            "  latency:     --lat-seg B --lat-segs N --lat-steps N\n"
+            "  flash:       --flash-vars N --flash-blocks N --flash-block-size B\n"
+            "sizes take K, M, G suffixes (powers of 1024)\n");
 }
 
 static long parse_size(const char *s)
@@ -74,10 +88,44 @@ static long parse_size(const char *s)
     return v;
 }
 
+/* Adds "key=value" to info; returns 0 when it is not of that form. */
+static int add_hint(MPI_Info info, const char *text, size_t len)
+{
+    char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+    const char *sep = memchr(text, '=', len);
+    if (!sep || sep == text || sep - text > MPI_MAX_INFO_KEY ||
+        len - (size_t)(sep - text) - 1 > MPI_MAX_INFO_VAL)
+        return 0;
+    snprintf(key, sizeof(key), "%.*s", (int)(sep - text), text);
+    snprintf(val, sizeof(val), "%.*s", (int)(len - (size_t)(sep - text) - 1), sep + 1);
+    MPI_Info_set(info, key, val);
+    return 1;
+}
+
+/* Builds each variant's hints: the file's (--hint), then its own. */
+static int build_variants(options_t *o)
+{
+    for (int v = 0; v < o->nvariants; v++) {
+        variant_t *var = &o->variants[v];
+        const char *colon = strchr(var->spec, ':');
+        if (!colon || colon == var->spec || colon - var->spec >= (long)sizeof(var->label))
+            return 0;
+        snprintf(var->label, sizeof(var->label), "%.*s", (int)(colon - var->spec), var->spec);
+        MPI_Info_dup(o->info, &var->info);
+        for (const char *h = colon + 1; *h;) {
+            size_t len = strcspn(h, ",");
+            if (len && !add_hint(var->info, h, len))
+                return 0;
+            h += len + (h[len] == ',');
+        }
+    }
+    return 1;
+}
+
 static void parse(int argc, char **argv, options_t *o)
 {
     bench_params_t *p = &o->p;
-    *o = (options_t){.patterns = "all", .op = "both", .dir = "/tmp", .reps = 1};
+    *o = (options_t){.patterns = "all", .op = "both", .dir = "/tmp", .reps = 1, .seed = 1};
     *p = (bench_params_t){.tile_x = 256,
                           .tile_y = 256,
                           .elem = 8,
@@ -120,6 +168,7 @@ static void parse(int argc, char **argv, options_t *o)
         {"flash-blocks", NULL, &p->flash_blocks},
         {"flash-block-size", NULL, &p->flash_block_sz},
         {"reps", NULL, &o->reps},
+        {"seed", NULL, &o->seed},
     };
     for (int a = 1; a < argc; a++) {
         char name[64];
@@ -149,12 +198,12 @@ static void parse(int argc, char **argv, options_t *o)
         } else if (strcmp(name, "bt-class") == 0) {
             p->bt_class = val[0];
         } else if (strcmp(name, "hint") == 0) {
-            char key[MPI_MAX_INFO_KEY + 1];
-            const char *sep = strchr(val, '=');
-            if (!sep || sep - val > MPI_MAX_INFO_KEY)
+            if (!add_hint(o->info, val, strlen(val)))
                 goto bad;
-            snprintf(key, sizeof(key), "%.*s", (int)(sep - val), val);
-            MPI_Info_set(o->info, key, sep + 1);
+        } else if (strcmp(name, "variant") == 0) {
+            if (o->nvariants == MAX_VARIANTS)
+                goto bad;
+            o->variants[o->nvariants++].spec = val;
         } else {
             size_t k = 0;
             while (k < sizeof(opts) / sizeof(opts[0]) && strcmp(opts[k].name, name) != 0)
@@ -185,6 +234,16 @@ static void parse(int argc, char **argv, options_t *o)
         if (rank == 0)
             fprintf(stderr, "ampio-bench-io: --op must be write, read or both\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (!build_variants(o)) {
+        if (rank == 0)
+            fprintf(stderr, "ampio-bench-io: --variant takes LABEL:key=value[,key=value...]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (o->nvariants == 0) { /* one unnamed variant: the file's hints */
+        o->variants[0].label[0] = '\0';
+        MPI_Info_dup(o->info, &o->variants[0].info);
+        o->nvariants = 1;
     }
 }
 
@@ -285,7 +344,7 @@ static void info_get(MPI_Info info, const char *key, char *val, int len, const c
 }
 
 /* One timed open .. collective calls .. close. */
-static void timed_access(const options_t *o, const char *path, const bench_plan_t *plan,
+static void timed_access(MPI_Info info, const char *path, const bench_plan_t *plan,
                          unsigned char *buf, int write, timing_t *t)
 {
     MPI_File fh;
@@ -297,12 +356,12 @@ static void timed_access(const options_t *o, const char *path, const bench_plan_
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    check(MPI_File_open(MPI_COMM_WORLD, path, amode, o->info, &fh), "MPI_File_open");
+    check(MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh), "MPI_File_open");
     double t_open = MPI_Wtime() - t0;
     for (int i = 0; i < plan->ncalls; i++) {
         const bench_call_t *c = &plan->calls[i];
         if (c->disp != disp || c->ftype != ftype) {
-            check(MPI_File_set_view(fh, c->disp, MPI_BYTE, c->ftype, "native", o->info),
+            check(MPI_File_set_view(fh, c->disp, MPI_BYTE, c->ftype, "native", info),
                   "MPI_File_set_view");
             disp = c->disp;
             ftype = c->ftype;
@@ -334,18 +393,20 @@ static void timed_access(const options_t *o, const char *path, const bench_plan_
         MPI_Info_free(&used);
 }
 
-static void report(const char *pattern, const char *op, const bench_plan_t *plan, long long total,
-                   int rep, const timing_t *t, int verified)
+static void report(const char *pattern, const char *op, const char *variant,
+                   const bench_plan_t *plan, long long total, int rep, const timing_t *t,
+                   int verified)
 {
     if (rank != 0)
         return;
-    printf("{\"bench\":\"ampio-bench-io\",\"pattern\":\"%s\",\"operation\":\"%s\","
-           "\"nprocs\":%d,\"rep\":%d,\"bytes\":%lld,\"calls\":%d,\"seconds\":%.6f,"
-           "\"bandwidth_mbps\":%.3f,\"open_s\":%.6f,\"close_s\":%.6f,\"verified\":%d,"
-           "\"fcoll\":\"%s\",\"cb_nodes\":\"%s\",\"aggregators\":\"%s\",\"params\":\"%s\"}\n",
-           pattern, op, nprocs, rep, total, plan->ncalls, t->seconds,
-           t->seconds > 0 ? (double)total / t->seconds / 1e6 : 0.0, t->open_s, t->close_s, verified,
-           t->fcoll, t->cb_nodes, t->aggregators, plan->params);
+    printf(
+        "{\"bench\":\"ampio-bench-io\",\"pattern\":\"%s\",\"operation\":\"%s\","
+        "\"variant\":\"%s\",\"nprocs\":%d,\"rep\":%d,\"bytes\":%lld,\"calls\":%d,\"seconds\":%.6f,"
+        "\"bandwidth_mbps\":%.3f,\"open_s\":%.6f,\"close_s\":%.6f,\"verified\":%d,"
+        "\"fcoll\":\"%s\",\"cb_nodes\":\"%s\",\"aggregators\":\"%s\",\"params\":\"%s\"}\n",
+        pattern, op, variant, nprocs, rep, total, plan->ncalls, t->seconds,
+        t->seconds > 0 ? (double)total / t->seconds / 1e6 : 0.0, t->open_s, t->close_s, verified,
+        t->fcoll, t->cb_nodes, t->aggregators, plan->params);
     fflush(stdout);
 }
 
@@ -382,32 +443,45 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
     int do_write = strcmp(o->op, "read") != 0, do_read = strcmp(o->op, "write") != 0;
     timing_t t;
 
+    int order[MAX_VARIANTS];
+    for (int v = 0; v < o->nvariants; v++)
+        order[v] = v;
+    unsigned long long draw = (unsigned long long)o->seed * 0x9E3779B97F4A7C15ull + 1;
     for (int rep = 0; rep < o->reps; rep++) {
         unsigned seed = (unsigned)rep * 7919u + 17u;
-        if (do_write) {
-            if (rank == 0)
-                unlink(path);
-            fill(&plan, buf, seed);
-            if (!o->no_warmup)
-                prefault_page_cache(o->dir, &plan, buf);
-            timed_access(o, path, &plan, buf, 1, &t);
-            int ok = posix_read(path, &plan, back) && matches(&plan, back, seed);
-            if (rank == 0) {
-                struct stat sb;
-                ok = ok && stat(path, &sb) == 0 && sb.st_size == plan.file_size;
-            }
-            ok = all_true(ok);
-            failures += !ok;
-            report(pat->name, "write", &plan, total, rep, &t, ok);
-        } else {
-            posix_prepare(path, &plan, buf, seed);
+        for (int v = o->nvariants - 1; v > 0; v--) { /* the same draw on every rank */
+            draw = draw * 6364136223846793005ull + 1442695040888963407ull;
+            int w = (int)((draw >> 33) % (unsigned long long)(v + 1)), tmp = order[v];
+            order[v] = order[w];
+            order[w] = tmp;
         }
-        if (do_read) {
-            memset(buf, 0, plan.bytes);
-            timed_access(o, path, &plan, buf, 0, &t);
-            int ok = all_true(matches(&plan, buf, seed));
-            failures += !ok;
-            report(pat->name, "read", &plan, total, rep, &t, ok);
+        for (int i = 0; i < o->nvariants; i++) {
+            const variant_t *var = &o->variants[order[i]];
+            if (do_write) {
+                if (rank == 0)
+                    unlink(path);
+                fill(&plan, buf, seed);
+                if (!o->no_warmup)
+                    prefault_page_cache(o->dir, &plan, buf);
+                timed_access(var->info, path, &plan, buf, 1, &t);
+                int ok = posix_read(path, &plan, back) && matches(&plan, back, seed);
+                if (rank == 0) {
+                    struct stat sb;
+                    ok = ok && stat(path, &sb) == 0 && sb.st_size == plan.file_size;
+                }
+                ok = all_true(ok);
+                failures += !ok;
+                report(pat->name, "write", var->label, &plan, total, rep, &t, ok);
+            } else {
+                posix_prepare(path, &plan, buf, seed);
+            }
+            if (do_read) {
+                memset(buf, 0, plan.bytes);
+                timed_access(var->info, path, &plan, buf, 0, &t);
+                int ok = all_true(matches(&plan, buf, seed));
+                failures += !ok;
+                report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
+            }
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -465,6 +539,8 @@ int main(int argc, char **argv)
                    "\"skipped\":\"unknown pattern\"}\n",
                    name, nprocs);
     }
+    for (int v = 0; v < o.nvariants; v++)
+        MPI_Info_free(&o.variants[v].info);
     MPI_Info_free(&o.info);
     MPI_Finalize();
     return failures ? 1 : 0;

@@ -327,8 +327,12 @@ void amp_coll_stats_report(amp_file_t *f)
     FILE *out = json ? fopen(where, "a") : stderr;
     if (!out)
         return;
+    long long plans = (long long)amp_coll_auto_plans(s->autosel);
     if (json)
-        fprintf(out, "{\"file\":\"%s\",\"nprocs\":%d,\"calls\":[", f->path, f->nprocs);
+        fprintf(out, "{\"file\":\"%s\",\"nprocs\":%d,\"aggregator_plans\":%lld,\"calls\":[",
+                f->path, f->nprocs, plans);
+    else if (plans > 0)
+        fprintf(out, "ampio stats \"%s\": %lld aggregator plan(s) made\n", f->path, plans);
     int first = 1;
     for (int i = 0; i < N; i++) {
         const amp_coll_stat_t *st = &s->stats[i / AMP_FCOLL_COUNT][i % AMP_FCOLL_COUNT];

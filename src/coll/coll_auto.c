@@ -1,10 +1,11 @@
 /* The automatic aggregator choice of a collective call: gathers what auto_select.c needs (k and
  * where it came from, an initial grouping from the file view, the Cartesian communicator or the
- * ampio_topology hint), remembers the plan of the last layout so that repeated identical calls
- * do not plan again, and describes the decision for AMPIO_EXPLAIN. Every input is known to every
- * rank after the call's allgather, so every rank computes the same plan. */
+ * ampio_topology hint), remembers the plan of the last layout so that repeated calls of the same
+ * shape do not plan again, and describes the decision for AMPIO_EXPLAIN. Every input is known to
+ * every rank after the call's allgather, so every rank computes the same plan. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/auto_select.h"
 #include "coll/coll_internal.h"
@@ -16,9 +17,12 @@
 struct amp_coll_auto {
     int ndims; /* of the Cartesian communicator, 0 if none */
     int dims[AMP_AUTO_MAX_DIMS];
-    /* the last plan and what it was made from */
-    uint64_t key;
-    int valid;
+    /* the last plan and the layout it was made for (amp_auto_layout), the one being checked */
+    int64_t *layout, *probe;
+    size_t layout_len;
+    char *topology;
+    int valid, reused; /* reused: the current call took the plan of an earlier one */
+    int64_t plans;     /* plans made for this file (ampio_stats) */
     amp_grouping_t grouping;
     int ninitial;
     int64_t k;
@@ -46,16 +50,31 @@ void amp_coll_auto_free(amp_coll_auto_t *a)
     if (!a)
         return;
     amp_groups_free(&a->groups);
+    free(a->layout);
+    free(a->probe);
+    free(a->topology);
     free(a);
 }
 
-static uint64_t amp_auto_hash(const amp_coll_call_t *c, int64_t k)
+/* What a plan depends on: k, whether the view is contiguous, and every rank's bytes and extent
+ * relative to the call's lowest offset. Calls that only move along the file (a record per call,
+ * a time step per call) have the same layout and reuse the plan. */
+static void amp_auto_layout(const amp_coll_call_t *c, int64_t k, int64_t *out)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
-    const unsigned char *p = (const unsigned char *)c->ranks;
-    for (size_t i = 0; i < (size_t)c->nprocs * sizeof(*c->ranks); i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
+    *out++ = k;
+    *out++ = amp_view_contiguous(&c->f->view);
+    for (int r = 0; r < c->nprocs; r++) {
+        const amp_coll_rank_t *x = &c->ranks[r];
+        *out++ = x->bytes;
+        *out++ = x->bytes ? x->lo - c->glo : 0;
+        *out++ = x->bytes ? x->hi - c->glo : 0;
+    }
+}
+
+static const char *amp_auto_topology(const amp_coll_call_t *c)
+{
+    const char *t = c->f->cfg.str[AMP_CFG_AMPIO_TOPOLOGY];
+    return t ? t : "";
 }
 
 /* The initial groups, from the first source that shows structure. */
@@ -104,11 +123,19 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t
 
 int amp_coll_auto_cached(amp_coll_call_t *c, amp_coll_auto_t *a)
 {
-    int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
-    if (!a->valid || a->key != amp_auto_hash(c, k) || a->groups.n == 0)
+    if (!a->valid || a->groups.n == 0 || strcmp(a->topology, amp_auto_topology(c)) != 0)
+        return 0;
+    amp_auto_layout(c, amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K), a->probe);
+    if (memcmp(a->probe, a->layout, a->layout_len * sizeof(int64_t)) != 0)
         return 0;
     c->groups = &a->groups;
+    a->reused = 1;
     return 1;
+}
+
+int64_t amp_coll_auto_plans(const amp_coll_auto_t *a)
+{
+    return a ? a->plans : 0;
 }
 
 void amp_coll_auto_forget(amp_coll_auto_t *a)
@@ -120,9 +147,17 @@ void amp_coll_auto_forget(amp_coll_auto_t *a)
 int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
 {
     int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
-    uint64_t key = amp_auto_hash(c, k);
     a->valid = 0;
     amp_groups_free(&a->groups);
+    free(a->topology);
+    a->topology = strdup(amp_auto_topology(c));
+    a->layout_len = 2 + 3 * (size_t)c->nprocs;
+    if (!a->layout) { /* the communicator, and so the length, is the file's for good */
+        a->layout = malloc(a->layout_len * sizeof(int64_t));
+        a->probe = malloc(a->layout_len * sizeof(int64_t));
+    }
+    if (!a->topology || !a->layout || !a->probe)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
     amp_groups_t init = {0, NULL};
     int rc = amp_auto_initial(c, a, &init);
     int64_t *bytes = malloc((size_t)c->nprocs * sizeof(int64_t));
@@ -137,8 +172,10 @@ int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
     if (rc == MPI_SUCCESS) {
         a->ninitial = init.n;
         a->k = k;
-        a->key = key;
+        amp_auto_layout(c, k, a->layout);
         a->valid = 1;
+        a->reused = 0;
+        a->plans++;
         c->groups = &a->groups;
     }
     free(bytes);
@@ -153,7 +190,8 @@ int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, c
         return snprintf(text, len, "aggregators set by hint");
     return snprintf(text, len,
                     "k=%lld (%s); initial grouping: %s, %d group(s); refined to %d group(s) of "
-                    "about k bytes each",
+                    "about k bytes each%s",
                     (long long)a->k, amp_cfg_source(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K),
-                    amp_grouping_names[a->grouping], a->ninitial, a->groups.n);
+                    amp_grouping_names[a->grouping], a->ninitial, a->groups.n,
+                    a->reused ? " (the plan of an earlier call with this layout)" : "");
 }

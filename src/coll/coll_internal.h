@@ -146,6 +146,9 @@ int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a);
 /* Drops the kept plan (when some rank could not make it). */
 void amp_coll_auto_forget(amp_coll_auto_t *a);
 
+/* Aggregator plans made for the file so far (the others were reused). */
+int64_t amp_coll_auto_plans(const amp_coll_auto_t *a);
+
 /* One line on how the last plan was made, for AMPIO_EXPLAIN. */
 int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, char *text,
                            size_t len);
