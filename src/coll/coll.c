@@ -256,7 +256,7 @@ static void amp_coll_explain(const amp_coll_call_t *c, int fcoll)
         at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", a ? "," : "", c->aggr[a]);
     if (at + 16 >= sizeof(list))
         snprintf(list + at, sizeof(list) - at, ",...");
-    char why[256];
+    char why[768];
     if (fcoll == AMP_FCOLL_INDIVIDUAL)
         snprintf(why, sizeof(why), "%s", c->why ? c->why : "no aggregation");
     else

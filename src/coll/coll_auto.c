@@ -188,10 +188,25 @@ int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, c
 {
     if (!a || !a->valid || c->groups != &a->groups)
         return snprintf(text, len, "aggregators set by hint");
-    return snprintf(text, len,
-                    "k=%lld (%s); initial grouping: %s, %d group(s); refined to %d group(s) of "
-                    "about k bytes each%s",
-                    (long long)a->k, amp_cfg_source(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K),
-                    amp_grouping_names[a->grouping], a->ninitial, a->groups.n,
-                    a->reused ? " (the plan of an earlier call with this layout)" : "");
+    size_t at = (size_t)snprintf(
+        text, len,
+        "k=%lld (%s); initial grouping: %s, %d group(s); refined to %d group(s) of "
+        "about k bytes each (ranks: bytes)",
+        (long long)a->k, amp_cfg_source(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K),
+        amp_grouping_names[a->grouping], a->ninitial, a->groups.n);
+    /* one entry takes at most 47 characters; stop with room left for the ellipsis and reuse note */
+    int g = 0;
+    for (; g < a->groups.n && at + 96 < len; g++) {
+        int from = a->groups.first[g], to = a->groups.first[g + 1];
+        long long bytes = 0;
+        for (int r = from; r < to; r++)
+            bytes += (long long)c->ranks[r].bytes;
+        at += (size_t)snprintf(text + at, len - at, "%s%d-%d: %lld", g ? ", " : " ", from, to - 1,
+                               bytes);
+    }
+    if (g < a->groups.n && at < len)
+        at += (size_t)snprintf(text + at, len - at, ", ...");
+    if (a->reused && at < len)
+        at += (size_t)snprintf(text + at, len - at, "; the plan of an earlier call");
+    return (int)at;
 }
