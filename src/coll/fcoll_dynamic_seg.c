@@ -81,6 +81,33 @@ static int amp_dynseg_bounds(amp_coll_call_t *c, amp_coll_work_t *w)
     return MPI_SUCCESS;
 }
 
+/* A group whose data fit in the collective buffer has one round, from its lowest offset to its
+ * highest. Every rank knows both from the call's allgather, so the aggregator need not send the
+ * bounds: a round trip that small calls notice (4 KiB records at 4 ranks ran about 10% slower
+ * with one aggregator than under two-phase). Returns 0 when the group needs more rounds. */
+static int amp_dynseg_one_round(const amp_coll_call_t *c, amp_coll_work_t *w, int *rc)
+{
+    MPI_Count total = 0;
+    MPI_Offset lo = 0, hi = 0;
+    for (int k = 0; k < w->nmembers; k++) { /* members have data */
+        const amp_coll_rank_t *m = &c->ranks[w->members[k]];
+        lo = total == 0 || m->lo < lo ? m->lo : lo;
+        hi = total == 0 || m->hi > hi ? m->hi : hi;
+        total += m->bytes;
+    }
+    if (total > c->cb)
+        return 0;
+    w->bounds = malloc(2 * sizeof(MPI_Offset));
+    if (!w->bounds) {
+        *rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
+        return 1;
+    }
+    w->bounds[0] = lo;
+    w->bounds[1] = hi;
+    w->nrounds = total > 0;
+    return 1;
+}
+
 static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int rc = amp_coll_groups(c, p);
@@ -88,6 +115,9 @@ static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
         return rc;
     rc = amp_coll_exchange_runs(c, p);
     amp_coll_work_t *w = &p->work[0];
+    int one = MPI_SUCCESS;
+    if (amp_dynseg_one_round(c, w, &one))
+        return rc != MPI_SUCCESS ? rc : one;
     int is_member = c->ranks[c->rank].bytes > 0;
     /* the aggregator tells its members where rounds end; its own copy is the plan */
     if (p->mine == 0) {
