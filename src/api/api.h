@@ -7,10 +7,11 @@
 #include <mpi.h>
 
 #include "core/err.h"
-#include "core/errh.h"
-#include "core/fileops.h"
-#include "core/handle.h"
-#include "core/init.h"
+#include "file/errh.h"
+#include "file/fileops.h"
+#include "file/handle.h"
+#include "file/init.h"
+#include "op/op.h"
 
 #define AMP_WEAK(name) AMP_ALIAS(MPI_File_##name, PMPI_File_##name)
 /* MPI_x as a weak, exported alias of PMPI_x. */

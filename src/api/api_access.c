@@ -6,20 +6,20 @@
 
 /* ---- the four shapes every routine reduces to ---- */
 
-static int amp_api_access(MPI_File fh, const char *routine, int write, amp_where_t where,
+static int amp_api_access(MPI_File fh, const char *routine, int write, amp_op_where_t where,
                           int collective, MPI_Offset offset, const void *buf, MPI_Count count,
                           MPI_Datatype type, MPI_Status *status)
 {
-    amp_access_t a = {routine, write, where, collective, offset, (void *)buf, count, type};
-    AMP_API_ON_FILE(fh, routine, amp_access(f, &a, status));
+    amp_op_access_t a = {routine, write, where, collective, offset, (void *)buf, count, type};
+    AMP_API_ON_FILE(fh, routine, amp_op_access(f, &a, status));
 }
 
-static int amp_api_start(MPI_File fh, const char *routine, int write, amp_where_t where,
+static int amp_api_start(MPI_File fh, const char *routine, int write, amp_op_where_t where,
                          int collective, MPI_Offset offset, const void *buf, MPI_Count count,
                          MPI_Datatype type, MPI_Request *request)
 {
-    amp_access_t a = {routine, write, where, collective, offset, (void *)buf, count, type};
-    AMP_API_ON_FILE(fh, routine, amp_access_start(f, &a, request));
+    amp_op_access_t a = {routine, write, where, collective, offset, (void *)buf, count, type};
+    AMP_API_ON_FILE(fh, routine, amp_op_start(f, &a, request));
 }
 
 /* Split collectives: which *_begin began, so that the matching *_end is required. */
@@ -32,17 +32,18 @@ enum {
     AMP_SPLIT_WRITE_ORDERED
 };
 
-static int amp_api_begin(MPI_File fh, const char *routine, int kind, int write, amp_where_t where,
-                         MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type)
+static int amp_api_begin(MPI_File fh, const char *routine, int kind, int write,
+                         amp_op_where_t where, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype type)
 {
-    amp_access_t a = {routine, write, where, 1, offset, (void *)buf, count, type};
-    AMP_API_ON_FILE(fh, routine, amp_split_begin(f, &a, kind));
+    amp_op_access_t a = {routine, write, where, 1, offset, (void *)buf, count, type};
+    AMP_API_ON_FILE(fh, routine, amp_op_split_begin(f, &a, kind));
 }
 
 static int amp_api_end(MPI_File fh, const char *routine, int kind, const void *buf,
                        MPI_Status *status)
 {
-    AMP_API_ON_FILE(fh, routine, amp_split_end(f, buf, kind, status));
+    AMP_API_ON_FILE(fh, routine, amp_op_split_end(f, buf, kind, status));
 }
 
 /* ---- explicit offsets ---- */
@@ -51,7 +52,7 @@ static int amp_api_end(MPI_File fh, const char *routine, int kind, const void *b
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, CONST void *buf, COUNT count,             \
                          MPI_Datatype type, MPI_Status *status)                                    \
     {                                                                                              \
-        return amp_api_access(fh, "MPI_File_" #name, write, AMP_AT, coll, offset, buf, count,      \
+        return amp_api_access(fh, "MPI_File_" #name, write, AMP_OP_AT, coll, offset, buf, count,   \
                               type, status);                                                       \
     }                                                                                              \
     AMP_WEAK(name)
@@ -59,8 +60,8 @@ static int amp_api_end(MPI_File fh, const char *routine, int kind, const void *b
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, CONST void *buf, COUNT count,             \
                          MPI_Datatype type, MPI_Request *request)                                  \
     {                                                                                              \
-        return amp_api_start(fh, "MPI_File_" #name, write, AMP_AT, coll, offset, buf, count, type, \
-                             request);                                                             \
+        return amp_api_start(fh, "MPI_File_" #name, write, AMP_OP_AT, coll, offset, buf, count,    \
+                             type, request);                                                       \
     }                                                                                              \
     AMP_WEAK(name)
 /* ---- individual and shared file pointers ---- */
@@ -87,7 +88,7 @@ static int amp_api_end(MPI_File fh, const char *routine, int kind, const void *b
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, CONST void *buf, COUNT count,             \
                          MPI_Datatype type)                                                        \
     {                                                                                              \
-        return amp_api_begin(fh, "MPI_File_" #name, kind, write, AMP_AT, offset, buf, count,       \
+        return amp_api_begin(fh, "MPI_File_" #name, kind, write, AMP_OP_AT, offset, buf, count,    \
                              type);                                                                \
     }                                                                                              \
     AMP_WEAK(name)
@@ -126,28 +127,29 @@ AMP_ALL_COUNTS(AMP_IAT, iread_at_all, 0, 1, AMP_NOCONST)
 AMP_ALL_COUNTS(AMP_IAT, iwrite_at, 1, 0, const)
 AMP_ALL_COUNTS(AMP_IAT, iwrite_at_all, 1, 1, const)
 
-AMP_ALL_COUNTS(AMP_PTR, read, 0, AMP_INDIV, 0, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_PTR, read_all, 0, AMP_INDIV, 1, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_PTR, write, 1, AMP_INDIV, 0, const)
-AMP_ALL_COUNTS(AMP_PTR, write_all, 1, AMP_INDIV, 1, const)
-AMP_ALL_COUNTS(AMP_IPTR, iread, 0, AMP_INDIV, 0, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_IPTR, iread_all, 0, AMP_INDIV, 1, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_IPTR, iwrite, 1, AMP_INDIV, 0, const)
-AMP_ALL_COUNTS(AMP_IPTR, iwrite_all, 1, AMP_INDIV, 1, const)
+AMP_ALL_COUNTS(AMP_PTR, read, 0, AMP_OP_INDIV, 0, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_PTR, read_all, 0, AMP_OP_INDIV, 1, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_PTR, write, 1, AMP_OP_INDIV, 0, const)
+AMP_ALL_COUNTS(AMP_PTR, write_all, 1, AMP_OP_INDIV, 1, const)
+AMP_ALL_COUNTS(AMP_IPTR, iread, 0, AMP_OP_INDIV, 0, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_IPTR, iread_all, 0, AMP_OP_INDIV, 1, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_IPTR, iwrite, 1, AMP_OP_INDIV, 0, const)
+AMP_ALL_COUNTS(AMP_IPTR, iwrite_all, 1, AMP_OP_INDIV, 1, const)
 
-AMP_ALL_COUNTS(AMP_PTR, read_shared, 0, AMP_SHARED, 0, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_PTR, write_shared, 1, AMP_SHARED, 0, const)
-AMP_ALL_COUNTS(AMP_IPTR, iread_shared, 0, AMP_SHARED, 0, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_IPTR, iwrite_shared, 1, AMP_SHARED, 0, const)
-AMP_ALL_COUNTS(AMP_PTR, read_ordered, 0, AMP_ORDERED, 1, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_PTR, write_ordered, 1, AMP_ORDERED, 1, const)
+AMP_ALL_COUNTS(AMP_PTR, read_shared, 0, AMP_OP_SHARED, 0, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_PTR, write_shared, 1, AMP_OP_SHARED, 0, const)
+AMP_ALL_COUNTS(AMP_IPTR, iread_shared, 0, AMP_OP_SHARED, 0, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_IPTR, iwrite_shared, 1, AMP_OP_SHARED, 0, const)
+AMP_ALL_COUNTS(AMP_PTR, read_ordered, 0, AMP_OP_ORDERED, 1, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_PTR, write_ordered, 1, AMP_OP_ORDERED, 1, const)
 
 AMP_ALL_COUNTS(AMP_BEGIN_AT, read_at_all_begin, AMP_SPLIT_READ_AT, 0, AMP_NOCONST)
 AMP_ALL_COUNTS(AMP_BEGIN_AT, write_at_all_begin, AMP_SPLIT_WRITE_AT, 1, const)
-AMP_ALL_COUNTS(AMP_BEGIN, read_all_begin, AMP_SPLIT_READ, 0, AMP_INDIV, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_BEGIN, write_all_begin, AMP_SPLIT_WRITE, 1, AMP_INDIV, const)
-AMP_ALL_COUNTS(AMP_BEGIN, read_ordered_begin, AMP_SPLIT_READ_ORDERED, 0, AMP_ORDERED, AMP_NOCONST)
-AMP_ALL_COUNTS(AMP_BEGIN, write_ordered_begin, AMP_SPLIT_WRITE_ORDERED, 1, AMP_ORDERED, const)
+AMP_ALL_COUNTS(AMP_BEGIN, read_all_begin, AMP_SPLIT_READ, 0, AMP_OP_INDIV, AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_BEGIN, write_all_begin, AMP_SPLIT_WRITE, 1, AMP_OP_INDIV, const)
+AMP_ALL_COUNTS(AMP_BEGIN, read_ordered_begin, AMP_SPLIT_READ_ORDERED, 0, AMP_OP_ORDERED,
+               AMP_NOCONST)
+AMP_ALL_COUNTS(AMP_BEGIN, write_ordered_begin, AMP_SPLIT_WRITE_ORDERED, 1, AMP_OP_ORDERED, const)
 
 AMP_END(read_at_all_end, AMP_SPLIT_READ_AT, AMP_NOCONST)
 AMP_END(write_at_all_end, AMP_SPLIT_WRITE_AT, const)

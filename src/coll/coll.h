@@ -2,7 +2,7 @@
 #ifndef AMP_COLL_H
 #define AMP_COLL_H
 
-#include "core/file.h"
+#include "io/file.h"
 
 /* One rank's part of a collective access, in view terms. */
 typedef struct amp_coll_io {

@@ -3,7 +3,7 @@
 #ifndef AMP_VIEW_H
 #define AMP_VIEW_H
 
-#include "core/file.h"
+#include "io/file.h"
 
 /* The view every file starts with: displacement 0, MPI_BYTE etype and filetype, "native". */
 int amp_view_default(amp_view_t *v);

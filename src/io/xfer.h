@@ -2,7 +2,7 @@
 #ifndef AMP_XFER_H
 #define AMP_XFER_H
 
-#include "core/file.h"
+#include "io/file.h"
 
 typedef struct amp_xfer {
     amp_file_t *f;

@@ -23,7 +23,7 @@
 
 #include <mpi.h>
 
-#include "core/file.h"
+#include "io/file.h"
 #include "dtype/dt.h"
 
 /* Indices of the hint's choices "auto,shm,rma,lockedfile,addproc,individual,single". */

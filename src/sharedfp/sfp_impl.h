@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "core/file.h"
+#include "io/file.h"
 #include "dtype/dt.h"
 #include "sharedfp/sfp_pool.h"
 

@@ -1,6 +1,7 @@
-/* The file object behind an MPI_File handle. */
-#ifndef AMP_FILE_H
-#define AMP_FILE_H
+/* The file object behind an MPI_File handle. The layers above keep their state behind the
+ * opaque pointers (sfp, coll, op). */
+#ifndef AMP_IO_FILE_H
+#define AMP_IO_FILE_H
 
 #include <mpi.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 struct amp_datarep;
 struct amp_sfp;
 struct amp_coll_state;
+struct amp_op_state;
 
 /* A file view: displacement, etype, filetype and data representation. */
 typedef struct amp_view {
@@ -23,15 +25,6 @@ typedef struct amp_view {
     char datarep[MPI_MAX_DATAREP_STRING + 1];
     const struct amp_datarep *rep; /* NULL for "native" and "internal" */
 } amp_view_t;
-
-/* A split collective begun and not yet ended. */
-typedef struct amp_split {
-    int active;
-    int kind; /* which *_begin started it */
-    const void *buf;
-    int rc;
-    MPI_Status status;
-} amp_split_t;
 
 #define AMP_FILE_MAGIC 0x616d7066u /* "ampf" */
 
@@ -48,11 +41,11 @@ typedef struct amp_file {
     MPI_Offset fp; /* individual file pointer, in etypes */
     int atomic;
     MPI_Errhandler errhandler;
-    MPI_Comm errh_holder; /* holds a reference to errhandler (core/errh.h) */
+    MPI_Comm errh_holder; /* holds a reference to errhandler (file/errh.h) */
     MPI_Fint fint;
     struct amp_sfp *sfp;
     struct amp_coll_state *coll; /* node layout, statistics, the last collective plan */
-    amp_split_t split;
+    struct amp_op_state *op;     /* nonblocking requests and split collectives (op/) */
     int view_holes;  /* some rank's view has holes, so some rank's writes may be sieved */
     void *sieve_buf; /* data sieving buffer, grown on demand */
     size_t sieve_cap;

@@ -1,12 +1,12 @@
-#include "core/init.h"
+#include "file/init.h"
 
 #include <pthread.h>
 #include <stdio.h>
 
 #include "core/err.h"
-#include "core/errh.h"
-#include "core/fileops.h"
-#include "core/handle.h"
+#include "file/errh.h"
+#include "file/fileops.h"
+#include "file/handle.h"
 #include "core/nodes.h"
 #include "dtype/dt.h"
 #include "sharedfp/sfp_pool.h"

@@ -2,7 +2,7 @@
 #ifndef AMP_HANDLE_H
 #define AMP_HANDLE_H
 
-#include "core/file.h"
+#include "io/file.h"
 
 /* Registers `f` and sets f->fint. */
 int amp_handle_add(amp_file_t *f);

@@ -9,10 +9,11 @@
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
-#include "core/errh.h"
-#include "core/fileops.h"
-#include "core/handle.h"
+#include "file/errh.h"
+#include "file/fileops.h"
+#include "file/handle.h"
 #include "io/view.h"
+#include "op/op.h"
 #include "sharedfp/sfp.h"
 
 const char *amp_file_strip_prefix(const char *path)
@@ -78,6 +79,7 @@ static void amp_file_destroy(amp_file_t *f)
     if (f->view.ft)
         amp_view_free(&f->view);
     amp_coll_file_free(f);
+    amp_op_file_free(f);
     amp_cfg_free(&f->cfg);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);

@@ -1,22 +1,21 @@
 /* Data access: the checks every read and write makes, the position it starts at (explicit
  * offset, individual or shared pointer, rank order), data representation conversion, atomic
- * mode, the pointer update and the status. Collective accesses agree on errors.
- *
- * Collective accesses here move each rank's own data; the collective algorithms replace this
- * for the calls they serve. */
+ * mode, the choice of path (independent transfer, the collective layer, a shared pointer
+ * component that defers the data), the pointer update and the status. Collective accesses
+ * agree on errors. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
-#include "core/fileops.h"
 #include "io/datarep.h"
 #include "io/view.h"
 #include "io/xfer.h"
+#include "op/op_internal.h"
 #include "sharedfp/sfp.h"
 
-static int amp_access_check(amp_file_t *f, const amp_access_t *a)
+static int amp_op_check(amp_file_t *f, const amp_op_access_t *a)
 {
     if (a->count < 0)
         return amp_err(MPI_ERR_COUNT, "%s: count %lld is negative", a->routine,
@@ -30,20 +29,20 @@ static int amp_access_check(amp_file_t *f, const amp_access_t *a)
     if (!a->write && (f->amode & MPI_MODE_WRONLY))
         return amp_err(MPI_ERR_ACCESS, "%s: \"%s\" was opened MPI_MODE_WRONLY", a->routine,
                        f->path);
-    if ((f->amode & MPI_MODE_SEQUENTIAL) && (a->where == AMP_AT || a->where == AMP_INDIV))
+    if ((f->amode & MPI_MODE_SEQUENTIAL) && (a->where == AMP_OP_AT || a->where == AMP_OP_INDIV))
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "%s: \"%s\" was opened MPI_MODE_SEQUENTIAL, which allows only shared "
                        "file pointer accesses",
                        a->routine, f->path);
-    if (a->where == AMP_AT && a->offset < 0)
+    if (a->where == AMP_OP_AT && a->offset < 0)
         return amp_err(MPI_ERR_ARG, "%s: offset %lld is negative", a->routine,
                        (long long)a->offset);
     return MPI_SUCCESS;
 }
 
 /* Bytes of file data the access moves; also `item`, the file bytes of one memory item. */
-static int amp_access_size(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, MPI_Count *bytes,
-                           MPI_Count *item)
+static int amp_op_size(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, MPI_Count *bytes,
+                       MPI_Count *item)
 {
     int rc = amp_datarep_size(f->view.rep, a->type, mdt, item);
     if (rc != MPI_SUCCESS)
@@ -62,9 +61,8 @@ static int amp_access_size(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
 
 /* Moves `bytes` of file data starting at data byte `pos` of the view, through the collective
  * layer when `collective` (where every rank must arrive, `failed` ones without data). */
-static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, MPI_Count pos,
-                           MPI_Count bytes, int collective, int failed, MPI_Count *done,
-                           int *agreed)
+static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, MPI_Count pos,
+                       MPI_Count bytes, int collective, int failed, MPI_Count *done, int *agreed)
 {
     *agreed = 0;
     amp_xfer_t x = {
@@ -123,7 +121,7 @@ static int amp_access_move(amp_file_t *f, const amp_access_t *a, amp_dt_t *mdt, 
 
 /* The start of this rank's data in a collective access in rank order: one prefix sum and one
  * update of the shared pointer by the last rank. */
-static int amp_access_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
+static int amp_op_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
 {
     MPI_Offset upto = 0, base = 0;
     int rc = PMPI_Scan(&mine, &upto, 1, MPI_OFFSET, MPI_SUM, f->comm);
@@ -137,7 +135,7 @@ static int amp_access_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
     return err != MPI_SUCCESS ? err : rc;
 }
 
-static void amp_access_status(MPI_Status *status, MPI_Count bytes)
+void amp_op_status(MPI_Status *status, MPI_Count bytes)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
@@ -145,15 +143,15 @@ static void amp_access_status(MPI_Status *status, MPI_Count bytes)
     PMPI_Status_set_cancelled(status, 0);
 }
 
-int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
+int amp_op_access(amp_file_t *f, const amp_op_access_t *a, MPI_Status *status)
 {
     amp_dt_t *mdt = NULL;
     MPI_Count bytes = 0, item = 0, done = 0;
-    int rc = amp_access_check(f, a);
+    int rc = amp_op_check(f, a);
     if (rc == MPI_SUCCESS)
         rc = amp_dt_get(a->type, &mdt);
     if (rc == MPI_SUCCESS)
-        rc = amp_access_size(f, a, mdt, &bytes, &item);
+        rc = amp_op_size(f, a, mdt, &bytes, &item);
     MPI_Count esize = f->view.esize;
     MPI_Offset etypes = rc == MPI_SUCCESS ? (MPI_Offset)(bytes / esize) : 0, start = 0;
     int deferred = 0; /* a shared pointer component took the data to place it later */
@@ -165,22 +163,22 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     }
 
     switch (a->where) {
-    case AMP_AT:
+    case AMP_OP_AT:
         start = a->offset;
         break;
-    case AMP_INDIV:
+    case AMP_OP_INDIV:
         pthread_mutex_lock(&f->lock);
         start = f->fp;
         pthread_mutex_unlock(&f->lock);
         break;
-    case AMP_SHARED:
+    case AMP_OP_SHARED:
         if (rc == MPI_SUCCESS && a->write)
             rc = amp_sfp_write_deferred(f, a->buf, a->count, a->type, mdt, bytes, &deferred);
         if (rc == MPI_SUCCESS && !deferred)
             rc = amp_sfp_fetch_add(f, etypes, &start);
         break;
-    case AMP_ORDERED: {
-        int orc = amp_access_ordered(f, etypes, &start);
+    case AMP_OP_ORDERED: {
+        int orc = amp_op_ordered(f, etypes, &start);
         if (rc == MPI_SUCCESS)
             rc = orc;
         break;
@@ -192,13 +190,12 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
     if (deferred)
         done = bytes;
     else if (collective || rc == MPI_SUCCESS) {
-        int mrc =
-            amp_access_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
-                            collective, rc != MPI_SUCCESS, &done, &agreed);
+        int mrc = amp_op_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
+                              collective, rc != MPI_SUCCESS, &done, &agreed);
         if (rc == MPI_SUCCESS)
             rc = mrc;
     }
-    if (a->where == AMP_INDIV && rc == MPI_SUCCESS) {
+    if (a->where == AMP_OP_INDIV && rc == MPI_SUCCESS) {
         pthread_mutex_lock(&f->lock);
         f->fp = start + (MPI_Offset)(done / esize);
         pthread_mutex_unlock(&f->lock);
@@ -207,82 +204,8 @@ int amp_access(amp_file_t *f, const amp_access_t *a, MPI_Status *status)
         rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS) {
         MPI_Count mem_bytes = item == mdt->size ? done : done / item * mdt->size;
-        amp_access_status(status, mem_bytes);
+        amp_op_status(status, mem_bytes);
     }
     amp_dt_release(mdt);
     return rc;
-}
-
-/* ---- nonblocking accesses: generalized requests ---- */
-
-typedef struct {
-    MPI_Count bytes;
-} amp_greq_t;
-
-static int amp_greq_query(void *extra, MPI_Status *status)
-{
-    amp_greq_t *g = extra;
-    amp_access_status(status, g->bytes);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = MPI_SUCCESS;
-    return MPI_SUCCESS;
-}
-
-static int amp_greq_free(void *extra)
-{
-    free(extra);
-    return MPI_SUCCESS;
-}
-
-static int amp_greq_cancel(void *extra, int complete)
-{
-    return MPI_SUCCESS; /* already complete: nothing to cancel */
-}
-
-int amp_access_start(amp_file_t *f, const amp_access_t *a, MPI_Request *request)
-{
-    if (!request)
-        return amp_err(MPI_ERR_ARG, "%s: the request argument is NULL", a->routine);
-    *request = MPI_REQUEST_NULL;
-    MPI_Status status;
-    int rc = amp_access(f, a, &status);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    amp_greq_t *g = malloc(sizeof(*g));
-    if (!g)
-        return amp_err(MPI_ERR_NO_MEM, "%s: out of memory for a request", a->routine);
-    PMPI_Get_elements_x(&status, MPI_BYTE, &g->bytes);
-    rc = PMPI_Grequest_start(amp_greq_query, amp_greq_free, amp_greq_cancel, g, request);
-    if (rc != MPI_SUCCESS) {
-        free(g);
-        return rc;
-    }
-    return PMPI_Grequest_complete(*request);
-}
-
-/* ---- split collectives ---- */
-
-int amp_split_begin(amp_file_t *f, const amp_access_t *a, int kind)
-{
-    if (f->split.active)
-        return amp_err(MPI_ERR_IO, "%s: a split collective is already active on \"%s\"", a->routine,
-                       f->path);
-    f->split.active = 1;
-    f->split.kind = kind;
-    f->split.buf = a->buf;
-    f->split.rc = amp_access(f, a, &f->split.status);
-    if (f->split.rc != MPI_SUCCESS)
-        amp_access_status(&f->split.status, 0);
-    return f->split.rc;
-}
-
-int amp_split_end(amp_file_t *f, const void *buf, int kind, MPI_Status *status)
-{
-    if (!f->split.active || f->split.kind != kind)
-        return amp_err(MPI_ERR_IO, "no matching split collective was begun on \"%s\"", f->path);
-    f->split.active = 0;
-    if (status != MPI_STATUS_IGNORE)
-        *status = f->split.status;
-    return MPI_SUCCESS;
 }

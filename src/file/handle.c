@@ -1,4 +1,4 @@
-#include "core/handle.h"
+#include "file/handle.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #ifndef AMP_ERRH_H
 #define AMP_ERRH_H
 
-#include "core/file.h"
+#include "io/file.h"
 
 int amp_errh_create(MPI_File_errhandler_function *fn, MPI_Errhandler *out);
 

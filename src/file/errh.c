@@ -1,4 +1,4 @@
-#include "core/errh.h"
+#include "file/errh.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
-#include "core/fileops.h"
+#include "file/fileops.h"
 #include "io/datarep.h"
 #include "io/view.h"
 #include "sharedfp/sfp.h"
