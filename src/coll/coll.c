@@ -11,6 +11,8 @@
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/nodes.h"
+#include "core/task.h"
+#include "core/worker.h"
 #include "io/view.h"
 #include "io/xfer.h"
 
@@ -232,7 +234,7 @@ static int amp_coll_naggr(amp_file_t *f, amp_coll_call_t *c)
         if (amp_coll_auto_cached(c, a))
             return c->groups->n;
         int ok = amp_coll_auto_plan(c, a) == MPI_SUCCESS, all_ok = 0;
-        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
+        amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
         if (all_ok)
             return c->groups->n;
         amp_coll_auto_forget(a);
@@ -381,9 +383,11 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
                      * nobody else can touch this one, so neither sieving nor plain writes
                      * need a byte-range lock */
                     .lock_held = c->disjoint};
+    amp_xfer_job_t job = {.x = &x};
     double t0 = MPI_Wtime();
-    int rc = amp_xfer(&x, done);
+    int rc = amp_worker_run(amp_xfer_job, &job); /* inside a task, on an I/O thread */
     c->count.t_io += MPI_Wtime() - t0;
+    *done = job.done;
     c->count.bytes_io += *done;
     return rc;
 }
@@ -405,7 +409,7 @@ static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
 {
     amp_file_t *f = c->f;
     amp_coll_rank_t *ranks = f->coll->ranks;
-    PMPI_Allgather(mine, 4, MPI_INT64_T, ranks, 4, MPI_INT64_T, f->comm);
+    amp_task_allgather(mine, 4, MPI_INT64_T, ranks, 4, MPI_INT64_T, f->comm);
     c->ranks = ranks;
     c->aggr = f->coll->aggr;
     c->glo = -1;
@@ -474,7 +478,7 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         amp_coll_explain(&c, fcoll);
         /* a rank that could not plan must not leave the others waiting: agree first */
         int planned = rc == MPI_SUCCESS, all_planned = 0;
-        PMPI_Allreduce(&planned, &all_planned, 1, MPI_INT, MPI_LAND, f->comm);
+        amp_task_allreduce(&planned, &all_planned, 1, MPI_INT, MPI_LAND, f->comm);
         if (all_planned)
             rc = io->write ? amp_coll_engine_write(&c, &plan) : amp_coll_engine_read(&c, &plan);
         else if (rc == MPI_SUCCESS)

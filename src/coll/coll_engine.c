@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/task.h"
+#include "core/worker.h"
 
 #define AMP_COLL_TAG_RUNS 0x6172
 #define AMP_COLL_TAG_DATA 0x6173
@@ -62,7 +65,7 @@ int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
             MPI_Message msg;
             MPI_Status st;
             int count = 0;
-            PMPI_Mprobe(w->members[k], AMP_COLL_TAG_RUNS, c->comm, &msg, &st);
+            amp_task_mprobe(w->members[k], AMP_COLL_TAG_RUNS, c->comm, &msg, &st);
             PMPI_Get_count(&st, MPI_INT64_T, &count);
             int64_t *runs = malloc((size_t)count * sizeof(int64_t) + sizeof(int64_t));
             if (!runs || !w->mruns || !w->mnruns) {
@@ -79,7 +82,7 @@ int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
             w->mnruns[k] = (size_t)count / 2;
         }
     }
-    PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+    amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE);
     for (int i = 0; i < p->nwork; i++)
         free(mine[i]);
     free(mine);
@@ -194,12 +197,30 @@ static int amp_piece_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* One round's file access, a job for ampio's I/O threads inside a task (POSIX calls only). */
+typedef struct {
+    amp_fs_t *fs;
+    amp_pieces_t *ps;
+    int write;
+    int64_t bytes; /* moved */
+    double seconds;
+} amp_round_job_t;
+
+static double amp_round_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Hands sorted pieces to the file system, one vectored call per contiguous region. Reads past
  * the end of file leave zeros. */
-static int amp_round_io(amp_coll_call_t *c, amp_pieces_t *ps, int write)
+static int amp_round_io(void *arg)
 {
+    amp_round_job_t *job = arg;
+    amp_pieces_t *ps = job->ps;
     qsort(ps->v, ps->n, sizeof(amp_piece_t), amp_piece_cmp);
-    double t0 = MPI_Wtime();
+    double t0 = amp_round_clock();
     int rc = MPI_SUCCESS;
     struct iovec *iov = malloc((ps->n + 1) * sizeof(*iov));
     if (!iov)
@@ -213,11 +234,11 @@ static int amp_round_io(amp_coll_call_t *c, amp_pieces_t *ps, int write)
             want += (size_t)ps->v[j].len;
             j++;
         } while (j < ps->n && ps->v[j - 1].off + ps->v[j - 1].len == ps->v[j].off);
-        if (write) {
-            rc = amp_fs_writev(&c->f->fs, iov, (int)(j - i), ps->v[i].off);
+        if (job->write) {
+            rc = amp_fs_writev(job->fs, iov, (int)(j - i), ps->v[i].off);
         } else {
             size_t got = 0;
-            rc = amp_fs_readv(&c->f->fs, iov, (int)(j - i), ps->v[i].off, &got);
+            rc = amp_fs_readv(job->fs, iov, (int)(j - i), ps->v[i].off, &got);
             for (size_t k = i; k < j && got < want; k++) { /* past the end: zeros */
                 MPI_Offset start = ps->v[k].off - ps->v[i].off;
                 MPI_Offset stop = start + ps->v[k].len;
@@ -227,11 +248,12 @@ static int amp_round_io(amp_coll_call_t *c, amp_pieces_t *ps, int write)
                 }
             }
         }
-        c->count.bytes_io += (int64_t)want;
+        job->bytes += (int64_t)want;
         i = j;
     }
     free(iov);
-    c->count.t_io += MPI_Wtime() - t0;
+    job->seconds = amp_round_clock() - t0;
+    amp_worker_count(job->bytes);
     return rc;
 }
 
@@ -261,6 +283,9 @@ typedef struct {
     MPI_Count limit;        /* reads: bytes of the call before the end of file */
     MPI_Request *reqs;
     int nreq, req_cap;
+    amp_worker_job_t io;    /* the aggregator's file access in flight */
+    amp_round_job_t io_arg; /* what it does */
+    int io_busy;
     int rc; /* first local failure */
 } amp_engine_t;
 
@@ -328,7 +353,7 @@ static void amp_engine_post(amp_engine_t *e, int send, char *buf, MPI_Count len,
             int cap = 2 * e->req_cap;
             MPI_Request *grown = realloc(e->reqs, (size_t)cap * sizeof(MPI_Request));
             if (!grown) { /* cannot post: wait for what is out, then go on */
-                PMPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
+                amp_task_waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
                 e->nreq = 0;
             } else {
                 e->reqs = grown;
@@ -383,11 +408,32 @@ static void amp_engine_agg_plan(amp_engine_t *e, int r, int b)
     e->total[b] = total;
 }
 
-/* The aggregator's file access for buffer b, unless something failed already. */
+/* The aggregator's file access for buffer b, unless something failed already: started here,
+ * ended by amp_engine_io_end. Inside a task it runs on an I/O thread while the round's
+ * messages travel; outside one it runs at once, before the messages are waited for. */
+static void amp_engine_io_begin(amp_engine_t *e, int b)
+{
+    e->io_busy = e->total[b] > 0 && e->rc == MPI_SUCCESS;
+    if (!e->io_busy)
+        return;
+    e->io_arg = (amp_round_job_t){.fs = &e->c->f->fs, .ps = &e->ps[b], .write = e->write};
+    amp_worker_begin(&e->io, amp_round_io, &e->io_arg);
+}
+
+static void amp_engine_io_end(amp_engine_t *e)
+{
+    if (!e->io_busy)
+        return;
+    e->io_busy = 0;
+    amp_engine_fail(e, amp_worker_end(&e->io));
+    e->c->count.bytes_io += e->io_arg.bytes;
+    e->c->count.t_io += e->io_arg.seconds;
+}
+
 static void amp_engine_agg_io(amp_engine_t *e, int b)
 {
-    if (e->total[b] > 0 && e->rc == MPI_SUCCESS)
-        amp_engine_fail(e, amp_round_io(e->c, &e->ps[b], e->write));
+    amp_engine_io_begin(e, b);
+    amp_engine_io_end(e);
 }
 
 /* The aggregator's messages of buffer b: receives (writing) or sends (reading). */
@@ -472,10 +518,11 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
         amp_engine_member_post(&e, r);
         /* while the messages travel: write the previous round, or read the next one */
         if (write && pipeline)
-            amp_engine_agg_io(&e, next);
+            amp_engine_io_begin(&e, next);
         if (!write && pipeline && r + 1 < e.rounds)
-            amp_engine_agg_plan(&e, r + 1, next), amp_engine_agg_io(&e, next);
-        PMPI_Waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+            amp_engine_agg_plan(&e, r + 1, next), amp_engine_io_begin(&e, next);
+        amp_task_waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+        amp_engine_io_end(&e);
         if (write && !pipeline)
             amp_engine_agg_io(&e, b);
         if (!write) {

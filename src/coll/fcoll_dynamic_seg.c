@@ -5,6 +5,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/task.h"
 
 #define AMP_DYNSEG_TAG_BOUNDS 0x6174
 
@@ -137,7 +138,7 @@ static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
                            MPI_OFFSET, w->members[k], AMP_DYNSEG_TAG_BOUNDS, c->comm,
                            &reqs[nreq++]);
         if (reqs)
-            PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+            amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE);
         else
             rc = amp_err(MPI_ERR_NO_MEM, "out of memory sending round bounds");
         free(reqs);
@@ -145,7 +146,7 @@ static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
         MPI_Message msg;
         MPI_Status st;
         int count = 0;
-        PMPI_Mprobe(w->agg, AMP_DYNSEG_TAG_BOUNDS, c->comm, &msg, &st);
+        amp_task_mprobe(w->agg, AMP_DYNSEG_TAG_BOUNDS, c->comm, &msg, &st);
         PMPI_Get_count(&st, MPI_OFFSET, &count);
         w->bounds = malloc(((size_t)count + 1) * sizeof(MPI_Offset));
         if (!w->bounds) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/task.h"
 
 int amp_agree(MPI_Comm comm, int code)
 {
@@ -11,7 +12,7 @@ int amp_agree(MPI_Comm comm, int code)
     struct {
         int cls, rank;
     } in = {amp_err_class(code), rank}, out;
-    int rc = PMPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);
+    int rc = amp_task_allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);
     if (rc != MPI_SUCCESS)
         return code != MPI_SUCCESS ? code : rc;
     if (out.cls == MPI_SUCCESS)
@@ -20,7 +21,7 @@ int amp_agree(MPI_Comm comm, int code)
     int len = 0;
     if (rank == out.rank)
         PMPI_Error_string(code, msg, &len);
-    PMPI_Bcast(msg, MPI_MAX_ERROR_STRING, MPI_CHAR, out.rank, comm);
+    amp_task_bcast(msg, MPI_MAX_ERROR_STRING, MPI_CHAR, out.rank, comm);
     if (code != MPI_SUCCESS)
         return code;
     msg[MPI_MAX_ERROR_STRING - 1] = '\0';
@@ -33,7 +34,7 @@ int amp_agree(MPI_Comm comm, int code)
 int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any)
 {
     uint64_t in[3] = {value, ~value, flag != 0}, out[3];
-    int rc = PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
+    int rc = amp_task_allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
     *same = rc == MPI_SUCCESS && out[0] == value && out[1] == ~value;
     *any = rc == MPI_SUCCESS && out[2] != 0;
     return rc;

@@ -113,8 +113,22 @@ static int amp_err_ring_code(int cls, const char *msg)
     return *code;
 }
 
+/* Where errors of this thread go when it must not call MPI (amp_err_capture). */
+static __thread char *amp_err_captured;
+static __thread size_t amp_err_captured_len;
+
+void amp_err_capture(char *msg, size_t len)
+{
+    amp_err_captured = msg;
+    amp_err_captured_len = len;
+}
+
 static int amp_err_make(int cls, const char *msg)
 {
+    if (amp_err_captured) {
+        snprintf(amp_err_captured, amp_err_captured_len, "%s", msg);
+        return cls;
+    }
     int initialized = 0, finalized = 0;
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
@@ -192,8 +206,8 @@ int amp_err_errno(int errnum, const char *fmt, ...)
 
 int amp_err_class(int code)
 {
-    if (code == MPI_SUCCESS)
-        return MPI_SUCCESS;
+    if (code == MPI_SUCCESS || amp_err_captured) /* captured codes are bare classes */
+        return code;
     int cls = MPI_ERR_OTHER;
     if (PMPI_Error_class(code, &cls) != MPI_SUCCESS)
         return MPI_ERR_OTHER;

@@ -4,6 +4,7 @@
 #define AMP_ERR_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #define AMP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
@@ -16,6 +17,11 @@ int amp_err_errno(int errnum, const char *fmt, ...) AMP_PRINTF(2, 3);
 
 /* The MPI error class that describes `errnum`. */
 int amp_err_class_of_errno(int errnum);
+
+/* On a thread that must not call MPI (ampio's I/O threads): from now on errors made on this
+ * thread are written to `msg` (the last one wins) and returned as their bare class, with no
+ * MPI call; NULL ends that. The owner of the work makes the real code later, on its thread. */
+void amp_err_capture(char *msg, size_t len);
 
 /* The class of an MPI error code (MPI_SUCCESS for MPI_SUCCESS). */
 int amp_err_class(int code);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/task.h"
 
 typedef struct amp_layout {
     struct amp_layout *next;
@@ -69,16 +70,9 @@ static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
     pthread_mutex_unlock(&amp_layouts_lock);
 }
 
-int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
+/* The lowest rank of each rank's node, from MPI_Comm_split_type. */
+static int amp_nodes_leaders_split(MPI_Comm comm, int *node)
 {
-    int *world = amp_nodes_world_ranks(comm, nprocs);
-    int found = world && amp_nodes_find(world, nprocs, node, nnodes), all_found = 0;
-    /* one rank without the layout (it ran out of memory) makes every rank split again */
-    PMPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, comm);
-    if (all_found) {
-        free(world);
-        return MPI_SUCCESS;
-    }
     int rank, leader;
     PMPI_Comm_rank(comm, &rank);
     leader = rank;
@@ -87,7 +81,50 @@ int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
         PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, local);
         PMPI_Comm_free(&local);
     }
-    PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+    return PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+}
+
+/* The same inside a task, where no blocking collective may run (MPI_Comm_split_type has no
+ * nonblocking form): ranks whose processor names are equal share a node. One allgather. */
+static int amp_nodes_leaders_named(MPI_Comm comm, int nprocs, int *node)
+{
+    char mine[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    char *names = malloc((size_t)nprocs * MPI_MAX_PROCESSOR_NAME);
+    if (!names)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
+    PMPI_Get_processor_name(mine, &len);
+    int rc = amp_task_allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
+                                MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    for (int r = 0; r < nprocs && rc == MPI_SUCCESS; r++) {
+        node[r] = r;
+        for (int q = 0; q < r; q++)
+            if (strncmp(names + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                        names + (size_t)r * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME) == 0) {
+                node[r] = q;
+                break;
+            }
+    }
+    free(names);
+    return rc;
+}
+
+int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
+{
+    int *world = amp_nodes_world_ranks(comm, nprocs);
+    int found = world && amp_nodes_find(world, nprocs, node, nnodes), all_found = 0;
+    /* one rank without the layout (it ran out of memory) makes every rank split again */
+    amp_task_allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, comm);
+    if (all_found) {
+        free(world);
+        return MPI_SUCCESS;
+    }
+    int rc = amp_task_inside() ? amp_nodes_leaders_named(comm, nprocs, node)
+                               : amp_nodes_leaders_split(comm, node);
+    if (rc != MPI_SUCCESS) {
+        free(world);
+        return rc;
+    }
     /* number nodes in order of their lowest rank: a leader's node is its own rank's index */
     int *index = malloc((size_t)nprocs * sizeof(int));
     if (!index) {

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "core/err.h"
+#include "core/worker.h"
 
 #define AMP_XFER_BATCH 1024
 
@@ -258,5 +259,13 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
     pthread_mutex_unlock(&f->lock);
     free(p);
     *done = s.done;
+    return rc;
+}
+
+int amp_xfer_job(void *job)
+{
+    amp_xfer_job_t *j = job;
+    int rc = amp_xfer(j->x, &j->done);
+    amp_worker_count(j->done);
     return rc;
 }

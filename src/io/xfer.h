@@ -19,4 +19,11 @@ typedef struct amp_xfer {
  * reaches the end of file, or on error). */
 int amp_xfer(const amp_xfer_t *x, MPI_Count *done);
 
+/* amp_xfer as a job for ampio's I/O threads (core/worker.h): POSIX calls only. */
+typedef struct amp_xfer_job {
+    const amp_xfer_t *x;
+    MPI_Count done;
+} amp_xfer_job_t;
+int amp_xfer_job(void *job);
+
 #endif

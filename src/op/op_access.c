@@ -9,6 +9,7 @@
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/task.h"
 #include "io/datarep.h"
 #include "io/view.h"
 #include "io/xfer.h"
@@ -124,13 +125,13 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
 static int amp_op_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
 {
     MPI_Offset upto = 0, base = 0;
-    int rc = PMPI_Scan(&mine, &upto, 1, MPI_OFFSET, MPI_SUM, f->comm);
+    int rc = amp_task_scan(&mine, &upto, 1, MPI_OFFSET, MPI_SUM, f->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     int last = f->nprocs - 1, err = MPI_SUCCESS;
     if (f->rank == last)
         err = amp_sfp_fetch_add_collective(f, upto, &base);
-    rc = PMPI_Bcast(&base, 1, MPI_OFFSET, last, f->comm);
+    rc = amp_task_bcast(&base, 1, MPI_OFFSET, last, f->comm);
     *start = base + upto - mine;
     return err != MPI_SUCCESS ? err : rc;
 }

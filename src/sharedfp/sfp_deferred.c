@@ -18,6 +18,7 @@
 
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/task.h"
 #include "io/datarep.h"
 #include "io/xfer.h"
 #include "sharedfp/sfp_deferred.h"
@@ -260,12 +261,12 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
     int *bytes = malloc((size_t)s->nprocs * sizeof(*bytes));
     int *displs = malloc((size_t)s->nprocs * sizeof(*displs));
     int ok = counts && bytes && displs, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
     if (!all_ok) {
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
         goto out;
     }
-    PMPI_Allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm);
+    amp_task_allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm);
     for (int r = 0; r < s->nprocs; r++) {
         displs[r] = (int)(total * (int64_t)sizeof(amp_sfp_rec_t));
         bytes[r] = (int)(counts[r] * (int64_t)sizeof(amp_sfp_rec_t));
@@ -276,15 +277,15 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
     /* every rank has entered the merge, so every pointer move before it is done */
     MPI_Offset end = 0;
     int grc = s->rank == 0 ? m->counter.ops->get(&m->counter, &end) : MPI_SUCCESS;
-    PMPI_Bcast(&end, 1, MPI_OFFSET, 0, s->comm);
+    amp_task_bcast(&end, 1, MPI_OFFSET, 0, s->comm);
     all = malloc((size_t)total * sizeof(*all));
     ok = all != NULL;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
     if (!all_ok) {
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
         goto out;
     }
-    PMPI_Allgatherv(mine, bytes[s->rank], MPI_BYTE, all, bytes, displs, MPI_BYTE, s->comm);
+    amp_task_allgatherv(mine, bytes[s->rank], MPI_BYTE, all, bytes, displs, MPI_BYTE, s->comm);
     int prc = amp_sfp_deferred_place(s, m, all, total, end);
     if (rc == MPI_SUCCESS)
         rc = grc != MPI_SUCCESS ? grc : prc;

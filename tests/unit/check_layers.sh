@@ -5,7 +5,7 @@
 # and of lower floors, never of a floor above or of a peer on its own floor. The floors, from
 # the bottom (docs/DESIGN.md draws the same):
 floors=(
-    "core"            # errors, configuration, agreement, node layout
+    "core"            # errors, configuration, agreement, node layout, tasks, I/O threads
     "dtype fs"        # datatype flattening; POSIX file access and locks
     "io"              # the file object, views, independent transfer, data representations
     "coll sharedfp"   # collective access; shared file pointers

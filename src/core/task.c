@@ -1,0 +1,188 @@
+#include "core/task.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/next.h"
+
+/* A task's stack. Pages are only touched as the stack grows; the lowest page is a guard. The
+ * MPI library runs on it too (every MPI call a task makes), hence the generous size. */
+#define AMP_TASK_STACK ((size_t)1 << 20)
+
+struct amp_task {
+    ucontext_t ctx, caller; /* the task, and whoever resumed it last */
+    void *stack;
+    size_t stack_size;
+    int (*fn)(void *);
+    void *arg;
+    int rc, ended;
+};
+
+/* The task running on this thread, or NULL. Set by amp_task_resume only. */
+static __thread amp_task_t *amp_task_current;
+
+/* Not inlined: the thread-local variable is read afresh after every switch, since a task may be
+ * resumed on another thread. */
+__attribute__((noinline)) int amp_task_inside(void)
+{
+    return amp_task_current != NULL;
+}
+
+static void amp_task_entry(void)
+{
+    amp_task_t *t = amp_task_current;
+    t->rc = t->fn(t->arg);
+    t->ended = 1; /* returning switches to uc_link: the caller of the last resume */
+}
+
+int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
+{
+    *out = NULL;
+    amp_task_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for a task");
+    long page = sysconf(_SC_PAGESIZE);
+    t->stack_size = AMP_TASK_STACK + (size_t)page;
+    t->stack = mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (t->stack == MAP_FAILED) {
+        free(t);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for the stack of a task");
+    }
+    mprotect(t->stack, (size_t)page, PROT_NONE); /* an overflow faults instead of corrupting */
+    if (getcontext(&t->ctx) != 0) {
+        munmap(t->stack, t->stack_size);
+        free(t);
+        return amp_err(MPI_ERR_INTERN, "getcontext failed for a task");
+    }
+    t->ctx.uc_stack.ss_sp = t->stack;
+    t->ctx.uc_stack.ss_size = t->stack_size;
+    t->ctx.uc_link = &t->caller;
+    makecontext(&t->ctx, amp_task_entry, 0);
+    t->fn = fn;
+    t->arg = arg;
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+int amp_task_resume(amp_task_t *t, int *rc)
+{
+    if (!t->ended) {
+        amp_task_t *outer = amp_task_current;
+        amp_task_current = t;
+        swapcontext(&t->caller, &t->ctx);
+        amp_task_current = outer;
+    }
+    if (t->ended && rc)
+        *rc = t->rc;
+    return t->ended;
+}
+
+void amp_task_free(amp_task_t *t)
+{
+    if (!t)
+        return;
+    munmap(t->stack, t->stack_size);
+    free(t);
+}
+
+__attribute__((noinline)) void amp_task_yield(void)
+{
+    amp_task_t *t = amp_task_current;
+    if (t)
+        swapcontext(&t->ctx, &t->caller);
+}
+
+/* ---- waits ---- */
+
+int amp_task_wait(MPI_Request *req, MPI_Status *status)
+{
+    if (!amp_task_current)
+        return amp_next()->wait(req, status);
+    for (;;) {
+        int done = 0;
+        int rc = amp_next()->test(req, &done, status);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        amp_task_yield();
+    }
+}
+
+int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
+{
+    if (!amp_task_current)
+        return amp_next()->waitall(n, reqs, statuses);
+    for (;;) {
+        int done = 0;
+        int rc = amp_next()->testall(n, reqs, &done, statuses);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        amp_task_yield();
+    }
+}
+
+int amp_task_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+    if (!amp_task_current)
+        return PMPI_Mprobe(source, tag, comm, msg, status);
+    for (;;) {
+        int found = 0;
+        int rc = PMPI_Improbe(source, tag, comm, &found, msg, status);
+        if (rc != MPI_SUCCESS || found)
+            return rc;
+        amp_task_yield();
+    }
+}
+
+/* The nonblocking form `start` posted a request (or failed): wait for it. */
+static int amp_task_finish(int rc, MPI_Request *req)
+{
+    return rc == MPI_SUCCESS ? amp_task_wait(req, MPI_STATUS_IGNORE) : rc;
+}
+
+int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Allreduce(in, out, n, type, op, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Iallreduce(in, out, n, type, op, comm, &req), &req);
+}
+
+int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                       MPI_Datatype out_type, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Allgather(in, n, type, out, m, out_type, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Iallgather(in, n, type, out, m, out_type, comm, &req), &req);
+}
+
+int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
+                        const int *displs, MPI_Datatype out_type, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Allgatherv(in, n, type, out, counts, displs, out_type, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Iallgatherv(in, n, type, out, counts, displs, out_type, comm, &req),
+                           &req);
+}
+
+int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Bcast(buf, n, type, root, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Ibcast(buf, n, type, root, comm, &req), &req);
+}
+
+int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Scan(in, out, n, type, op, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Iscan(in, out, n, type, op, comm, &req), &req);
+}

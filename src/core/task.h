@@ -1,0 +1,48 @@
+/* Tasks: a protocol written as straight-line code (a collective access, an agreement) runs on a
+ * stack of its own and gives its thread back wherever it would wait, so that the thread that
+ * resumes it advances it a step at a time: the protocol is a state machine whose state is its
+ * stack. Outside a task every wait below blocks as the plain MPI call does, so one piece of
+ * code serves blocking calls unchanged and nonblocking ones in steps.
+ *
+ * Inside a task the waits are nonblocking MPI (MPI_Iallgather, MPI_Iallreduce, MPI_Ibcast,
+ * MPI_Iscan, MPI_Improbe, tests of Isend/Irecv requests), tested once per step. */
+#ifndef AMP_TASK_H
+#define AMP_TASK_H
+
+#include <mpi.h>
+
+typedef struct amp_task amp_task_t;
+
+/* A task that will run fn(arg); nothing runs before the first amp_task_resume. */
+int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out);
+
+/* Runs `t` on the calling thread until it waits or ends. Returns 1 when it has ended, with
+ * fn's result in *rc; 0 when it waits. A task may be resumed from another thread than the
+ * last one, one thread at a time; task code keeps no thread-local state across a wait. */
+int amp_task_resume(amp_task_t *t, int *rc);
+
+/* Frees an ended task (or one never resumed). */
+void amp_task_free(amp_task_t *t);
+
+/* Whether the calling code runs inside a task. */
+int amp_task_inside(void);
+
+/* Inside a task: gives the thread back until the next resume. Outside: nothing. */
+void amp_task_yield(void);
+
+/* ---- waits: blocking outside a task, a yield per unfinished step inside ---- */
+
+int amp_task_wait(MPI_Request *req, MPI_Status *status);
+int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+int amp_task_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status);
+
+int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                       MPI_Datatype out_type, MPI_Comm comm);
+int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
+                        const int *displs, MPI_Datatype out_type, MPI_Comm comm);
+int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
+int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
+#endif
