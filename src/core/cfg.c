@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,8 @@ static const amp_cfg_param_t amp_cfg_params[AMP_CFG_COUNT] = {
 #undef COLL
 #undef LOCAL
 
-static const char *amp_cfg_src_names[] = {"default", "config file", "environment", "hint",
-                                          "AMPIO_HINTS"};
+static const char *amp_cfg_src_names[] = {"default",     "config file", "ROMIO_HINTS",
+                                          "environment", "hint",        "AMPIO_HINTS"};
 
 /* ---- parsing of one value ---- */
 
@@ -110,51 +111,117 @@ static int amp_cfg_parse_enum(const char *choices, const char *text, int64_t *ou
     return -1;
 }
 
-/* Parses `text` for parameter `id`; on success stores value and source. */
-static int amp_cfg_set(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cfg_src_t src)
+/* Parses `text` for parameter `id` into `v`: 0, or 1 when it is not of the parameter's form, or
+ * 2 when it is out of the parameter's range. */
+static int amp_cfg_parse(amp_cfg_id_t id, const char *text, int64_t *v)
 {
     const amp_cfg_param_t *p = &amp_cfg_params[id];
-    int64_t v = 0;
     int bad = 0;
     char *end;
+    *v = 0;
     switch (p->type) {
     case AMP_CFG_BOOL:
-        bad = amp_cfg_parse_bool(text, &v);
+        bad = amp_cfg_parse_bool(text, v);
         break;
     case AMP_CFG_INT:
         errno = 0;
         /* decimal, as users write counts ("010" is ten); permission bits are octal */
-        v = strtoll(text, &end, id == AMP_CFG_FILE_PERM ? 8 : 10);
+        *v = strtoll(text, &end, id == AMP_CFG_FILE_PERM ? 8 : 10);
         bad = end == text || *end != '\0' || errno;
         break;
     case AMP_CFG_SIZE:
-        bad = amp_cfg_parse_size(text, &v);
+        bad = amp_cfg_parse_size(text, v);
         break;
     case AMP_CFG_ENUM:
-        bad = amp_cfg_parse_enum(p->choices, text, &v);
+        bad = amp_cfg_parse_enum(p->choices, text, v);
         break;
     case AMP_CFG_STRING:
         break;
     }
-    if (!bad && (p->type == AMP_CFG_INT || p->type == AMP_CFG_SIZE) && (v < p->min || v > p->max))
-        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is out of range [%lld, %lld]",
-                       amp_cfg_src_names[src], text, p->name, (long long)p->min, (long long)p->max);
-    if (bad) {
-        const char *form = p->type == AMP_CFG_BOOL   ? "true or false"
-                           : p->type == AMP_CFG_INT  ? "an integer"
-                           : p->type == AMP_CFG_SIZE ? "a size such as 4096, 512K, 16M or 1GiB"
-                                                     : p->choices;
-        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is not valid: expected %s",
-                       amp_cfg_src_names[src], text, p->name, form);
-    }
+    if (bad)
+        return 1;
+    if ((p->type == AMP_CFG_INT || p->type == AMP_CFG_SIZE) && (*v < p->min || *v > p->max))
+        return 2;
+    return 0;
+}
+
+static const char *amp_cfg_form(const amp_cfg_param_t *p)
+{
+    return p->type == AMP_CFG_BOOL   ? "true or false"
+           : p->type == AMP_CFG_INT  ? "an integer"
+           : p->type == AMP_CFG_SIZE ? "a size such as 4096, 512K, 16M or 1GiB"
+                                     : p->choices;
+}
+
+static int amp_cfg_store(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, int64_t v,
+                         amp_cfg_src_t src)
+{
     char *copy = strdup(text);
     if (!copy)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory storing parameter %s", p->name);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory storing parameter %s",
+                       amp_cfg_params[id].name);
     free(cfg->str[id]);
     cfg->str[id] = copy;
     cfg->num[id] = v;
     cfg->src[id] = src;
     return MPI_SUCCESS;
+}
+
+/* Parses `text` for parameter `id`; on success stores value and source. */
+static int amp_cfg_set(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cfg_src_t src)
+{
+    const amp_cfg_param_t *p = &amp_cfg_params[id];
+    int64_t v;
+    int bad = amp_cfg_parse(id, text, &v);
+    if (bad == 2)
+        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is out of range [%lld, %lld]",
+                       amp_cfg_src_names[src], text, p->name, (long long)p->min, (long long)p->max);
+    if (bad)
+        return amp_err(MPI_ERR_INFO, "%s value \"%s\" of %s is not valid: expected %s",
+                       amp_cfg_src_names[src], text, p->name, amp_cfg_form(p));
+    return amp_cfg_store(cfg, id, text, v, src);
+}
+
+static void amp_cfg_note(amp_cfg_t *cfg, const char *fmt, ...)
+{
+    size_t at = strlen(cfg->notes);
+    if (at + 4 >= sizeof(cfg->notes))
+        return;
+    if (at)
+        at += (size_t)snprintf(cfg->notes + at, sizeof(cfg->notes) - at, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cfg->notes + at, sizeof(cfg->notes) - at, fmt, ap);
+    va_end(ap);
+}
+
+/* A hint of the application or of a ROMIO_HINTS file. The standard lets an implementation
+ * ignore hints, and ROMIO and OMPIO accept values ampio cannot use: such a value of a hint
+ * that is not ampio's own is clamped to ampio's range, or ignored when it is not of the
+ * hint's form, and noted for AMPIO_EXPLAIN. ampio_ hints, asked of ampio by name, stay
+ * strict. */
+static int amp_cfg_set_hint(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cfg_src_t src)
+{
+    const amp_cfg_param_t *p = &amp_cfg_params[id];
+    if (strncmp(p->name, "ampio_", 6) == 0)
+        return amp_cfg_set(cfg, id, text, src);
+    int64_t v;
+    int bad = amp_cfg_parse(id, text, &v);
+    if (bad == 1) {
+        amp_cfg_note(cfg, "%s %s=%s ignored: expected %s", amp_cfg_src_names[src], p->name, text,
+                     amp_cfg_form(p));
+        return MPI_SUCCESS;
+    }
+    if (bad == 2) {
+        int64_t in_range = v < p->min ? p->min : p->max;
+        char word[32];
+        snprintf(word, sizeof(word), "%lld", (long long)in_range);
+        amp_cfg_note(cfg, "%s %s=%s is out of ampio's range [%lld, %lld]: %s used",
+                     amp_cfg_src_names[src], p->name, text, (long long)p->min, (long long)p->max,
+                     word);
+        return amp_cfg_store(cfg, id, word, in_range, src);
+    }
+    return amp_cfg_store(cfg, id, text, v, src);
 }
 
 static int amp_cfg_lookup(const char *name)
@@ -186,6 +253,20 @@ static char *amp_cfg_trim(char *s)
     return s;
 }
 
+int amp_cfg_conf_line(char *line, char **key, char **value)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return 0;
+    *eq = '\0';
+    *key = amp_cfg_trim(line);
+    *value = amp_cfg_trim(eq + 1);
+    return 1;
+}
+
 static void amp_cfg_file_read(void)
 {
     const char *path = getenv("AMPIO_CONFIG");
@@ -212,22 +293,49 @@ static void amp_cfg_file_read(void)
     if (!f)
         return;
     snprintf(amp_cfg_file_path, sizeof(amp_cfg_file_path), "%s", path);
-    char line[4096];
+    char line[4096], *key, *value;
     while (fgets(line, sizeof(line), f)) {
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *eq = strchr(line, '=');
-        if (!eq)
+        if (!amp_cfg_conf_line(line, &key, &value))
             continue;
-        *eq = '\0';
         amp_cfg_kv_t *grown = realloc(amp_cfg_file_kv, (amp_cfg_file_n + 1) * sizeof(*grown));
         if (!grown)
             break;
         amp_cfg_file_kv = grown;
-        amp_cfg_file_kv[amp_cfg_file_n].key = strdup(amp_cfg_trim(line));
-        amp_cfg_file_kv[amp_cfg_file_n].value = strdup(amp_cfg_trim(eq + 1));
+        amp_cfg_file_kv[amp_cfg_file_n].key = strdup(key);
+        amp_cfg_file_kv[amp_cfg_file_n].value = strdup(value);
         amp_cfg_file_n++;
+    }
+    fclose(f);
+}
+
+/* ---- the ROMIO_HINTS file, read once per process ----
+ * ROMIO's format: "key value" per line, '#' starts a comment line, a line of any other form is
+ * skipped, and the first line of a key wins. Keys ampio does not know are ROMIO's own. */
+
+static pthread_once_t amp_cfg_romio_once = PTHREAD_ONCE_INIT;
+static char *amp_cfg_romio_value[AMP_CFG_COUNT];
+
+int amp_cfg_romio_line(char *line, char **key, char **value)
+{
+    char *save = NULL;
+    *key = strtok_r(line, " \t\r\n\v\f", &save);
+    *value = *key ? strtok_r(NULL, " \t\r\n\v\f", &save) : NULL;
+    return *value && **key != '#' && !strtok_r(NULL, " \t\r\n\v\f", &save);
+}
+
+static void amp_cfg_romio_read(void)
+{
+    const char *path = getenv("ROMIO_HINTS");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char line[4096], *key, *value;
+    while (fgets(line, sizeof(line), f)) {
+        if (!amp_cfg_romio_line(line, &key, &value))
+            continue;
+        int id = amp_cfg_lookup(key);
+        if (id >= 0 && !amp_cfg_romio_value[id])
+            amp_cfg_romio_value[id] = strdup(value); /* NULL when out of memory: ignored */
     }
     fclose(f);
 }
@@ -248,7 +356,7 @@ static int amp_cfg_apply_info(amp_cfg_t *cfg, MPI_Info info, amp_cfg_src_t src)
         int id = amp_cfg_lookup(key);
         if (id < 0 || !flag)
             continue; /* hints of other libraries are not ours to judge */
-        int rc = amp_cfg_set(cfg, (amp_cfg_id_t)id, value, src);
+        int rc = amp_cfg_set_hint(cfg, (amp_cfg_id_t)id, value, src);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -299,6 +407,7 @@ int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
 {
     memset(cfg, 0, sizeof(*cfg));
     pthread_once(&amp_cfg_file_once, amp_cfg_file_read);
+    pthread_once(&amp_cfg_romio_once, amp_cfg_romio_read);
     /* a misspelt key in the config file must not go unnoticed */
     for (size_t k = 0; k < amp_cfg_file_n; k++)
         if (amp_cfg_file_kv[k].key && amp_cfg_lookup(amp_cfg_file_kv[k].key) < 0)
@@ -311,6 +420,9 @@ int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
         for (size_t k = 0; k < amp_cfg_file_n && rc == MPI_SUCCESS; k++)
             if (amp_cfg_file_kv[k].key && strcmp(amp_cfg_file_kv[k].key, p->name) == 0)
                 rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, amp_cfg_file_kv[k].value, AMP_CFG_SRC_FILE);
+        if (amp_cfg_romio_value[i] && rc == MPI_SUCCESS)
+            rc = amp_cfg_set_hint(cfg, (amp_cfg_id_t)i, amp_cfg_romio_value[i],
+                                  AMP_CFG_SRC_ROMIO_HINTS);
         char env[128];
         amp_cfg_env_name(p->name, env, sizeof(env));
         const char *value = getenv(env);
@@ -423,6 +535,8 @@ void amp_cfg_print(const amp_cfg_t *cfg, FILE *out)
         fprintf(out, "%-24s %-14s %-12s %s\n", amp_cfg_params[i].name, value,
                 amp_cfg_src_names[cfg->src[i]], amp_cfg_params[i].doc);
     }
+    if (cfg->notes[0])
+        fprintf(out, "hints not used as given: %s\n", cfg->notes);
     if (amp_cfg_file_path[0])
         fprintf(out, "config file: %s\n", amp_cfg_file_path);
     else
@@ -435,4 +549,11 @@ void amp_cfg_print(const amp_cfg_t *cfg, FILE *out)
 const char *amp_cfg_source(const amp_cfg_t *cfg, amp_cfg_id_t id)
 {
     return amp_cfg_src_names[cfg->src[id]];
+}
+
+void amp_cfg_explain_notes(amp_cfg_t *cfg, int rank, const char *path)
+{
+    if (cfg->notes[0] && rank == 0 && amp_cfg_num(cfg, AMP_CFG_AMPIO_EXPLAIN))
+        fprintf(stderr, "ampio explain: hints of \"%s\": %s\n", path, cfg->notes);
+    cfg->notes[0] = '\0';
 }

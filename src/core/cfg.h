@@ -1,6 +1,6 @@
 /* Configuration: values of the parameters of cfg_table.h for one file, with their sources.
- * Precedence: AMPIO_HINTS > the application's hints > AMPIO_* environment > config file >
- * built-in default. */
+ * Precedence: AMPIO_HINTS > the application's hints > AMPIO_* environment > the ROMIO_HINTS
+ * file > config file > built-in default. */
 #ifndef AMP_CFG_H
 #define AMP_CFG_H
 
@@ -20,6 +20,7 @@ typedef enum {
 typedef enum {
     AMP_CFG_SRC_DEFAULT,
     AMP_CFG_SRC_FILE,
+    AMP_CFG_SRC_ROMIO_HINTS, /* the file ROMIO_HINTS names */
     AMP_CFG_SRC_ENV,
     AMP_CFG_SRC_HINT,
     AMP_CFG_SRC_OVERRIDE, /* AMPIO_HINTS */
@@ -40,10 +41,13 @@ typedef struct amp_cfg {
     int64_t num[AMP_CFG_COUNT]; /* BOOL, INT, SIZE and ENUM (index into the choices) */
     char *str[AMP_CFG_COUNT];   /* the value as text, for every type */
     amp_cfg_src_t src[AMP_CFG_COUNT];
+    char notes[512]; /* hints clamped or ignored since the last amp_cfg_explain_notes */
 } amp_cfg_t;
 
 /* Fills `cfg` from every source, with `hints` as the application's hints (MPI_INFO_NULL for
- * none). A bad value from any source is an MPI_ERR_INFO error naming it. */
+ * none). A bad value from ampio's own sources (environment, config file, AMPIO_HINTS) or of an
+ * ampio_ hint is an MPI_ERR_INFO error naming it; a value ampio cannot use of another hint
+ * (the application's, ROMIO_HINTS) is clamped or ignored and noted in `notes`. */
 int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints);
 
 /* Applies the application's hints of a later call (set_view, set_info) on top of `cfg`;
@@ -51,6 +55,9 @@ int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints);
 int amp_cfg_update(amp_cfg_t *cfg, MPI_Info hints);
 
 void amp_cfg_free(amp_cfg_t *cfg);
+
+/* Prints the notes on clamped or ignored hints under AMPIO_EXPLAIN (on rank 0) and clears them. */
+void amp_cfg_explain_notes(amp_cfg_t *cfg, int rank, const char *path);
 
 /* A deep copy, so that an update can be tried and dropped; MPI_ERR_NO_MEM on failure. */
 int amp_cfg_copy(amp_cfg_t *dst, const amp_cfg_t *src);
@@ -69,6 +76,11 @@ const char *amp_cfg_word(const amp_cfg_t *cfg, amp_cfg_id_t id);
 
 /* Parses a size with an optional unit (k, M, G, T, with or without "iB"/"B"). */
 int amp_cfg_parse_size(const char *text, int64_t *out);
+
+/* One line of a config file ("key = value # comment") or of a ROMIO_HINTS file ("key value"),
+ * parsed in place: 1 with `key` and `value` pointing into `line`, 0 when the line has none. */
+int amp_cfg_conf_line(char *line, char **key, char **value);
+int amp_cfg_romio_line(char *line, char **key, char **value);
 
 /* Where the value of `id` came from: "default", "config file", "environment", ... */
 const char *amp_cfg_source(const amp_cfg_t *cfg, amp_cfg_id_t id);

@@ -25,10 +25,12 @@
       "data sieving for independent noncontiguous reads")                                          \
     X(ROMIO_DS_WRITE, "romio_ds_write", ENUM, "automatic", 0, 0, "automatic,enable,disable", COLL, \
       "data sieving for independent noncontiguous writes")                                         \
-    X(IND_RD_BUFFER_SIZE, "ind_rd_buffer_size", SIZE, "4M", 512, 1LL << 40, NULL, LOCAL,           \
-      "data sieving buffer for independent reads, in bytes")                                       \
-    X(IND_WR_BUFFER_SIZE, "ind_wr_buffer_size", SIZE, "512K", 512, 1LL << 40, NULL, LOCAL,         \
-      "data sieving buffer for independent writes, in bytes")                                      \
+    X(IND_RD_BUFFER_SIZE, "ind_rd_buffer_size", SIZE, "4M", 1, 1LL << 40, NULL, LOCAL,             \
+      "data sieving buffer for independent reads, in bytes (pieces further apart go alone)")       \
+    X(IND_WR_BUFFER_SIZE, "ind_wr_buffer_size", SIZE, "512K", 1, 1LL << 40, NULL, LOCAL,           \
+      "data sieving buffer for independent writes, in bytes (pieces further apart go alone)")      \
+    X(ROMIO_NO_INDEP_RW, "romio_no_indep_rw", BOOL, "false", 0, 0, NULL, LOCAL,                    \
+      "the application promises no independent access (ROMIO's deferred open); kept and reported") \
     X(STRIPING_FACTOR, "striping_factor", INT, "0", 0, 1 << 20, NULL, COLL,                        \
       "number of storage targets a new file is striped over (0: file system default)")             \
     X(STRIPING_UNIT, "striping_unit", SIZE, "0", 0, 1LL << 40, NULL, COLL,                         \

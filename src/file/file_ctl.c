@@ -97,6 +97,7 @@ static void amp_file_commit_hints(amp_file_t *f, amp_cfg_t *next, int rc)
     if (rc == MPI_SUCCESS) {
         amp_cfg_free(&f->cfg);
         f->cfg = *next;
+        amp_cfg_explain_notes(&f->cfg, f->rank, f->path);
     } else {
         amp_cfg_free(next);
     }

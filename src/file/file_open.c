@@ -204,6 +204,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     }
     if (amode & MPI_MODE_APPEND)
         PMPI_Barrier(f->comm); /* the shared pointer is set before anyone moves it */
+    amp_cfg_explain_notes(&f->cfg, f->rank, f->path);
     *out = f;
     return MPI_SUCCESS;
 }

@@ -2,11 +2,11 @@
 # cfg_run.sh ENV NP PROBE AMPIO_INFO SCENARIO
 #
 # Tests of the configuration: precedence of the sources (AMPIO_HINTS > hints > AMPIO_*
-# variables > config file > defaults), units, bad values, MPI_File_set_info and what get_info
+# variables > ROMIO_HINTS file > config file > defaults), units, bad values, MPI_File_set_info and what get_info
 # reports after a collective write. PROBE (cfg_probe) runs under ampio on NP ranks and checks
 # get_info; AMPIO_INFO (ampio-info) must print the same values with their sources.
 #
-# SCENARIO: precedence | units | bad | setinfo | collective
+# SCENARIO: precedence | units | bad | lenient | setinfo | collective
 set -u
 . "$1"
 np=$2
@@ -174,12 +174,14 @@ units() {
 
 bad() {
     local key value
-    # (tests/errors/err_open.c tries many more bad hints)
-    for kv in cb_buffer_size=abc cb_buffer_size=1k cb_buffer_size=2T cb_nodes=1.5; do
+    # (tests/errors/err_open.c tries many more bad hints; lenient() has the hints that are not
+    # ampio's own, whose bad values are clamped or ignored)
+    for kv in ampio_fcoll=best ampio_saturation_k=1k ampio_num_aggregators=1.5 \
+        ampio_pipeline=perhaps; do
         key=${kv%%=*}
         probe "bad hint $kv" -- "hint:$kv" "fail:$key"
     done
-    for kv in cb_buffer_size=4X romio_ds_write=yes file_perm=99999; do
+    for kv in ampio_saturation_k=4X ampio_fcoll=yes ampio_ranks_per_node=-1; do
         key=${kv%%=*}
         info -- "$kv"
         [ "$info_rc" -eq 1 ] || fail "ampio-info $kv exited $info_rc, expected 1"
@@ -187,6 +189,7 @@ bad() {
     done
     probe "bad variable" AMPIO_CB_BUFFER_SIZE=lots -- fail:cb_buffer_size fail:environment
     probe "bad variable" AMPIO_FCOLL=best -- fail:ampio_fcoll
+    probe "out of range variable" AMPIO_IND_WR_BUFFER_SIZE=0 -- fail:ind_wr_buffer_size
     info AMPIO_CB_BUFFER_SIZE=lots --
     [ "$info_rc" -eq 1 ] || fail "ampio-info with AMPIO_CB_BUFFER_SIZE=lots exited $info_rc"
     grep -q cb_buffer_size "$work/info.err" || fail "ampio-info does not name cb_buffer_size"
@@ -201,13 +204,54 @@ bad() {
     probe "AMPIO_HINTS without =" "AMPIO_HINTS=cb_buffer_size" -- fail:cb_buffer_size
     probe "AMPIO_HINTS with a bad value" "AMPIO_HINTS=cb_nodes=1;ampio_fcoll=best" -- \
         fail:ampio_fcoll
+    probe "AMPIO_HINTS with a value out of range" "AMPIO_HINTS=cb_buffer_size=1k" -- \
+        fail:cb_buffer_size
     # a bad value on one rank fails the open everywhere, naming it
     if [ "$np" -gt 1 ]; then
-        probe "bad hint on the last rank" -- "@$((np - 1)):hint:cb_buffer_size=abc" \
-            fail:cb_buffer_size
+        probe "bad hint on the last rank" -- "@$((np - 1)):hint:ampio_fcoll=abc" fail:ampio_fcoll
     fi
-    probe "bad value in set_info" -- set:cb_buffer_size=xyz setfail:cb_buffer_size \
-        expect:cb_buffer_size=16777216
+    probe "bad value in set_info" -- set:ampio_fcoll=xyz setfail:ampio_fcoll \
+        expect:ampio_fcoll=auto
+}
+
+# Hints that are not ampio's own (the standard's, ROMIO's) with values ampio cannot use are
+# clamped to ampio's range or ignored, as ROMIO and OMPIO accept them, and AMPIO_EXPLAIN says
+# so; the file ROMIO_HINTS names is read as ROMIO reads it, below the environment.
+lenient() {
+    probe "reserved hints clamped or ignored" AMPIO_EXPLAIN=1 -- hint:cb_buffer_size=1k \
+        hint:cb_nodes=two hint:ind_wr_buffer_size=8 hint:romio_ds_write=maybe \
+        hint:striping_unit=-1 expect:cb_buffer_size=4096 expect:cb_nodes=0 \
+        expect:ind_wr_buffer_size=8 expect:romio_ds_write=automatic expect:striping_unit=0
+    for note in "hint cb_buffer_size=1k is out of ampio's range \\[4096, [0-9]*\\]: 4096 used" \
+        "hint cb_nodes=two ignored: expected an integer" "hint romio_ds_write=maybe ignored"; do
+        grep -q "^ampio explain: hints of .*$note" "$work/probe.log" ||
+            fail "AMPIO_EXPLAIN does not say: $note"
+    done
+    probe "a clamped hint in set_info" -- set:cb_buffer_size=100 expect:cb_buffer_size=4096
+    info -- cb_buffer_size=4X
+    [ "$info_rc" -eq 0 ] || fail "ampio-info cb_buffer_size=4X exited $info_rc, expected 0"
+    grep -q "cb_buffer_size=4X ignored" "$work/info.out" ||
+        fail "ampio-info does not say that cb_buffer_size=4X is ignored"
+
+    local hints="$work/romio.hints"
+    printf '%s\n' "# ROMIO's format" "ind_rd_buffer_size 49" "ind_rd_buffer_size 60" \
+        "romio_no_indep_rw true" "cb_buffer_size 2M" "romio_cb_write disable" \
+        "some_romio_only_hint 3" "a line of three words" "cb_nodes two" \
+        "ind_wr_buffer_size 2T" >"$hints"
+    probe "the ROMIO_HINTS file" "ROMIO_HINTS=$hints" -- expect:ind_rd_buffer_size=49 \
+        expect:romio_no_indep_rw=true expect:cb_buffer_size=2097152 \
+        expect:romio_cb_write=disable expect:cb_nodes=0 expect:ind_wr_buffer_size=1099511627776
+    probe "hints over ROMIO_HINTS" "ROMIO_HINTS=$hints" -- hint:cb_buffer_size=1M \
+        hint:romio_cb_write=enable expect:cb_buffer_size=1048576 expect:romio_cb_write=enable
+    printf 'cb_buffer_size = 5M\nromio_ds_read = disable\n' >"$work/below.conf"
+    probe "ROMIO_HINTS between environment and config file" "ROMIO_HINTS=$hints" \
+        "AMPIO_CONFIG=$work/below.conf" AMPIO_ROMIO_CB_WRITE=enable -- \
+        expect:cb_buffer_size=2097152 expect:romio_ds_read=disable expect:romio_cb_write=enable
+    info "ROMIO_HINTS=$hints" --
+    shows cb_buffer_size 2M ROMIO_HINTS
+    shows ind_rd_buffer_size 49 ROMIO_HINTS
+    probe "a ROMIO_HINTS file that does not exist is no error" \
+        "ROMIO_HINTS=$work/no-such.hints" -- expect:cb_buffer_size=16777216
 }
 
 setinfo() {
@@ -247,7 +291,7 @@ collective() {
 }
 
 case "$scenario" in
-precedence | units | bad | setinfo | collective) "$scenario" ;;
+precedence | units | bad | lenient | setinfo | collective) "$scenario" ;;
 *)
     echo "cfg_run.sh: unknown scenario $scenario" >&2
     exit 2

@@ -236,19 +236,20 @@ static void hints(void)
 {
     hints_agree("before set_info");
     char before[MPI_MAX_INFO_VAL + 1], after[MPI_MAX_INFO_VAL + 1];
-    info_value("cb_buffer_size", before);
+    info_value("ampio_saturation_k", before);
 
-    MPI_Info info = info_of2("cb_buffer_size", bad ? "huge" : "1M", NULL, NULL);
+    /* ampio_ hints are strict (a bad value of another hint is clamped or ignored) */
+    MPI_Info info = info_of2("ampio_saturation_k", bad ? "huge" : "1M", NULL, NULL);
     errtest_class_all(MPI_COMM_WORLD, MPI_File_set_info(fh, info), MPI_ERR_INFO,
                       "set_info, bad value on one rank");
     MPI_Info_free(&info);
-    info_value("cb_buffer_size", after);
-    amptest_check(strcmp(before, after) == 0, "a failed set_info changed cb_buffer_size %s -> %s",
-                  before, after);
+    info_value("ampio_saturation_k", after);
+    amptest_check(strcmp(before, after) == 0,
+                  "a failed set_info changed ampio_saturation_k %s -> %s", before, after);
     hints_agree("after set_info with a bad value on one rank");
 
     /* a good value before the bad one: applied on the good ranks only, unless refused whole */
-    info = info_of2("ampio_fcoll", "two_phase", "cb_nodes", bad ? "many" : "1");
+    info = info_of2("ampio_fcoll", "two_phase", "ampio_num_aggregators", bad ? "many" : "1");
     errtest_class_all(MPI_COMM_WORLD, MPI_File_set_info(fh, info), MPI_ERR_INFO,
                       "set_info, second value bad on one rank");
     MPI_Info_free(&info);

@@ -2,7 +2,8 @@
 # check_symbols.sh LIBRARY ROUTINES_LIST LARGE_COUNT(0|1)
 #
 # The library exports every routine of the list as PMPI_x (a definition) and MPI_x (a weak
-# alias), the _c forms when the host has them, and nothing else but ampio_ names.
+# alias), the _c forms when the host has them, MPI_Init and MPI_Init_thread (interposed, never
+# their PMPI_ forms, which stay the MPI library's), and nothing else but ampio_ names.
 set -u
 lib=$1
 list=$2
@@ -18,7 +19,11 @@ while read -r name flag; do
         echo "$exported" | grep -qx "W MPI_$n" || { echo "missing: MPI_$n (weak)"; status=1; }
     done
 done <"$list"
-extra=$(echo "$exported" | awk '{print $2}' | grep -v -E '^(P?MPI_(File_|Register_datarep)|ampio_)')
+for n in MPI_Init MPI_Init_thread; do
+    echo "$exported" | grep -qx "T $n" || { echo "missing: $n"; status=1; }
+done
+extra=$(echo "$exported" | awk '{print $2}' |
+    grep -v -E '^(P?MPI_(File_|Register_datarep)|ampio_|MPI_Init$|MPI_Init_thread$)')
 if [ -n "$extra" ]; then
     echo "exported beyond the MPI and ampio_ names:" $extra
     status=1

@@ -77,10 +77,25 @@ int main(int argc, char **argv)
     MPI_Error_class(rc, &cls);
     UNIT_EQ(cls, MPI_ERR_INFO);
     unsetenv("AMPIO_HINTS");
-    MPI_Info_set(info, "romio_ds_read", "sometimes");
+    MPI_Info_set(info, "ampio_fcoll", "sometimes");
     rc = amp_cfg_load(&cfg, info);
     MPI_Error_class(rc, &cls);
     UNIT_EQ(cls, MPI_ERR_INFO);
+    MPI_Info_free(&info);
+
+    /* a value ampio cannot use of a hint that is not ampio's own: ignored or clamped, noted */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_read", "sometimes");
+    MPI_Info_set(info, "ind_wr_buffer_size", "8");
+    MPI_Info_set(info, "cb_buffer_size", "100");
+    UNIT_EQ(amp_cfg_load(&cfg, info), MPI_SUCCESS);
+    UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_ROMIO_DS_READ), AMP_CFG_AUTOMATIC);
+    UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_IND_WR_BUFFER_SIZE), 8);
+    UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_CB_BUFFER_SIZE), 4096);
+    UNIT_CHECK(strstr(cfg.notes, "romio_ds_read=sometimes ignored") != NULL);
+    UNIT_CHECK(strstr(cfg.notes, "cb_buffer_size=100 is out of ampio's range") != NULL);
+    UNIT_CHECK(strstr(cfg.notes, "ind_wr_buffer_size") == NULL);
+    amp_cfg_free(&cfg);
     MPI_Info_free(&info);
 
     rc = unit_report("test_cfg");

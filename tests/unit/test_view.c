@@ -23,18 +23,23 @@ int main(int argc, char **argv)
     UNIT_EQ(amp_view_bytes_before(&v, 1000), 24 * 18 + 16); /* 900 = 18 extents + 36 */
     amp_view_free(&v);
 
-    /* filetypes the standard forbids */
+    /* filetypes the standard forbids: the class of the family's own MPI-IO (ROMIO's in MPICH) */
+#ifdef MPICH_VERSION
+    const int bad_type = MPI_ERR_IO;
+#else
+    const int bad_type = MPI_ERR_TYPE;
+#endif
     MPI_Datatype bad;
     MPI_Type_indexed(2, (int[]){1, 1}, (int[]){3, 0}, MPI_INT, &bad);
     MPI_Type_commit(&bad);
     int cls = 0;
     MPI_Error_class(amp_view_build(&v, 0, MPI_INT, bad, "native", 1), &cls);
-    UNIT_EQ(cls, MPI_ERR_TYPE); /* decreasing displacements */
+    UNIT_EQ(cls, bad_type); /* decreasing displacements */
     MPI_Type_free(&bad);
     MPI_Type_create_indexed_block(2, 2, (int[]){0, 1}, MPI_INT, &bad);
     MPI_Type_commit(&bad);
     MPI_Error_class(amp_view_build(&v, 0, MPI_INT, bad, "native", 1), &cls);
-    UNIT_EQ(cls, MPI_ERR_TYPE); /* overlapping, file writable */
+    UNIT_EQ(cls, bad_type); /* overlapping, file writable */
     UNIT_EQ(amp_view_build(&v, 0, MPI_INT, bad, "native", 0), MPI_SUCCESS); /* read-only: fine */
     amp_view_free(&v);
     MPI_Type_free(&bad);
