@@ -65,6 +65,7 @@ static void usage(void)
             "usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
             "  [--reps N] [--keep] [--no-warmup] [--hint key=value]...\n"
             "  [--variant LABEL:key=value[,key=value...]]... [--seed N (order of the variants)]\n"
+            "  (--variant file-per-process: each rank its own file, POSIX calls: the limit)\n"
             "  tile:        --tiles-x N --tiles-y N --tile-x N --tile-y N --elem BYTES\n"
             "  ior-seg:     --block B --transfer B --segments N\n"
             "  ior-strided: --strided-transfer B --strided-segments N\n"
@@ -72,6 +73,7 @@ static void usage(void)
             "  btio:        --bt-class S|W|A|B|C --bt-steps N\n"
             "  latency:     --lat-seg B --lat-segs N --lat-steps N\n"
             "  flash:       --flash-vars N --flash-blocks N --flash-block-size B\n"
+            "  restart:     --restart-block B\n"
             "sizes take K, M, G suffixes (powers of 1024)\n");
 }
 
@@ -142,7 +144,8 @@ static void parse(int argc, char **argv, options_t *o)
                           .lat_steps = 32,
                           .flash_vars = 24,
                           .flash_blocks = 20,
-                          .flash_block_sz = 4096};
+                          .flash_block_sz = 4096,
+                          .restart_block = 8 << 20};
     MPI_Info_create(&o->info);
     struct {
         const char *name;
@@ -167,6 +170,7 @@ static void parse(int argc, char **argv, options_t *o)
         {"flash-vars", NULL, &p->flash_vars},
         {"flash-blocks", NULL, &p->flash_blocks},
         {"flash-block-size", NULL, &p->flash_block_sz},
+        {"restart-block", &p->restart_block, NULL},
         {"reps", NULL, &o->reps},
         {"seed", NULL, &o->seed},
     };
@@ -393,6 +397,53 @@ static void timed_access(MPI_Info info, const char *path, const bench_plan_t *pl
         MPI_Info_free(&used);
 }
 
+/* The file-per-process limit (IOR -F): each rank moves the same bytes in calls of the same sizes
+ * to a file of its own, one after another, with POSIX calls: no shared file, no MPI-IO. */
+static const char *const fpp_label = "file-per-process";
+
+static int fpp_access(const char *path, const bench_plan_t *plan, unsigned char *buf, int write,
+                      timing_t *t)
+{
+    char mine[4200];
+    snprintf(mine, sizeof(mine), "%s.fpp.%d", path, rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int fd = write ? open(mine, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open(mine, O_RDONLY);
+    int ok = fd >= 0;
+    double t_open = MPI_Wtime() - t0;
+    off_t at = 0;
+    for (int i = 0; i < plan->ncalls && ok; i++) {
+        const bench_call_t *c = &plan->calls[i];
+        ssize_t n = write ? pwrite(fd, buf + c->buf_off, c->bytes, at)
+                          : pread(fd, buf + c->buf_off, c->bytes, at);
+        ok = n == (ssize_t)c->bytes;
+        at += (off_t)c->bytes;
+    }
+    double t1 = MPI_Wtime();
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    double t2 = MPI_Wtime();
+    double times[3] = {t2 - t0, t_open, t2 - t1}, most[3];
+    MPI_Reduce(times, most, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    *t = (timing_t){.seconds = most[0], .open_s = most[1], .close_s = most[2]};
+    snprintf(t->fcoll, sizeof(t->fcoll), "posix");
+    return ok;
+}
+
+/* Reads a rank's own file back for the check of a file-per-process write. */
+static int fpp_check(const char *path, const bench_plan_t *plan, unsigned char *back, unsigned seed)
+{
+    timing_t ignored;
+    return fpp_access(path, plan, back, 0, &ignored) && matches(plan, back, seed);
+}
+
+static void fpp_remove(const char *path)
+{
+    char mine[4200];
+    snprintf(mine, sizeof(mine), "%s.fpp.%d", path, rank);
+    unlink(mine);
+}
+
 static void report(const char *pattern, const char *op, const char *variant,
                    const bench_plan_t *plan, long long total, int rep, const timing_t *t,
                    int verified)
@@ -457,6 +508,23 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
         }
         for (int i = 0; i < o->nvariants; i++) {
             const variant_t *var = &o->variants[order[i]];
+            if (strcmp(var->label, fpp_label) == 0) {
+                fill(&plan, buf, seed);
+                int ok = fpp_access(path, &plan, buf, 1, &t);
+                if (do_write) {
+                    ok = all_true(ok && fpp_check(path, &plan, back, seed));
+                    failures += !ok;
+                    report(pat->name, "write", var->label, &plan, total, rep, &t, ok);
+                }
+                if (do_read) {
+                    memset(buf, 0, plan.bytes);
+                    ok = all_true(fpp_access(path, &plan, buf, 0, &t) && matches(&plan, buf, seed));
+                    failures += !ok;
+                    report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
+                }
+                fpp_remove(path);
+                continue;
+            }
             if (do_write) {
                 if (rank == 0)
                     unlink(path);

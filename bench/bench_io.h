@@ -42,6 +42,7 @@ typedef struct {
     int bt_steps;                                 /* btio: collective writes (time steps) */
     long lat_seg, lat_segs, lat_steps;            /* latency: segment size, per step, steps */
     int flash_vars, flash_blocks, flash_block_sz; /* flash: variables, blocks/rank, bytes */
+    long restart_block;                           /* restart: one block per rank, one call */
 } bench_params_t;
 
 /* Builds `plan` for the calling rank; returns NULL on success or why the pattern cannot run. */

@@ -298,9 +298,16 @@ static const char *flash(const bench_params_t *p, MPI_Comm comm, bench_plan_t *p
     return NULL;
 }
 
+/* A restart file: each rank writes one large contiguous block in one collective call (the
+ * checkpoint case of the Lustre collective driver's report). */
+static const char *restart(const bench_params_t *p, MPI_Comm comm, bench_plan_t *plan)
+{
+    return ior_common(p->restart_block, p->restart_block, 1, comm, plan);
+}
+
 const bench_pattern_t bench_patterns[] = {
     {"tile", tile},         {"ior-seg", ior_seg}, {"ior-strided", ior_strided},
     {"collperf", collperf}, {"btio", btio},       {"latency", latency},
-    {"flash", flash},
+    {"flash", flash},       {"restart", restart},
 };
 const int bench_npatterns = (int)(sizeof(bench_patterns) / sizeof(bench_patterns[0]));

@@ -22,6 +22,11 @@ const char *ampio_mpi_family(void);
  * (MPI_INFO_NULL for none) and where that value came from. Returns an MPI error code. */
 int ampio_print_config(FILE *out, MPI_Info hints);
 
+/* The same for a file at `path`: the values its file system gets (config file keys
+ * "name@mount point", such as the k ampio-calibrate --save keeps per file system), then the
+ * file system, its provider and the file's layout (striping unit and count). */
+int ampio_print_file_config(FILE *out, const char *path, MPI_Info hints);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,8 @@
  * directory, the smallest sequential write that reaches (within a tolerance) the best bandwidth
  * one process gets, and the same with several processes writing at once. Prints the curve as a
  * table with bars, and ends with "k = <bytes>". --save writes k to the per-user config file
- * (--system: the system-wide one), where ampio reads it as ampio_saturation_k. */
-#define _GNU_SOURCE
+ * (--system: the system-wide one) as ampio_saturation_k@<mount point>, the k ampio takes for
+ * files on that file system; the k of other file systems stay. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,6 +16,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "core/mount.h"
+#include "fs/fs_layout.h"
 
 #define KIB 1024LL
 #define MIB (1024LL * 1024)
@@ -163,23 +166,33 @@ static void print_curve(const char *title, const long long *sizes, const double 
     }
 }
 
-/* Replaces or appends "ampio_saturation_k = k" in the config file. */
-static int save_k(const char *path, long long k)
+/* Whether the config file line sets `key` (blanks around it and the '=' allowed). */
+static int line_sets(const char *line, const char *key)
 {
-    char tmp[4200], line[1024];
+    const char *p = line + strspn(line, " \t");
+    size_t n = strlen(key);
+    if (strncmp(p, key, n) != 0)
+        return 0;
+    p += n;
+    p += strspn(p, " \t");
+    return *p == '=';
+}
+
+/* Replaces or appends "key = k" in the config file; the keys of other file systems stay. */
+static int save_k(const char *path, const char *key, long long k)
+{
+    char tmp[4200], line[8192];
     snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
     FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
     if (!out)
         return -1;
     if (in) {
-        while (fgets(line, sizeof(line), in)) {
-            const char *p = line + strspn(line, " \t");
-            if (strncmp(p, "ampio_saturation_k", 18) != 0)
+        while (fgets(line, sizeof(line), in))
+            if (!line_sets(line, key))
                 fputs(line, out);
-        }
         fclose(in);
     }
-    fprintf(out, "ampio_saturation_k = %lld\n", k);
+    fprintf(out, "%s = %lld\n", key, k);
     if (fclose(out) != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
         return -1;
@@ -206,6 +219,25 @@ static const char *config_path(int system, char *buf, size_t len)
     mkdir(buf, 0755);
     snprintf(buf, len, "%s/ampio/ampio.conf", base);
     return buf;
+}
+
+/* The stripe unit a new file gets under `dir` where the file system stripes files, else 0. */
+static long long stripe_unit(const char *dir)
+{
+    int p = amp_fs_select(dir, AMP_FS_CAN_GET);
+    if (!(amp_fs_provider(p)->caps & AMP_FS_CAN_GET))
+        return 0;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/.ampio-calibrate.%d.layout", dir, (int)getpid());
+    int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd < 0)
+        return 0;
+    amp_fs_want_t none = {0, 0, 0, -1};
+    amp_fs_layout_t l;
+    amp_fs_layout_of(p, fd, &none, 0, &l);
+    close(fd);
+    unlink(path);
+    return l.source == AMP_LAYOUT_FS ? l.unit : 0;
 }
 
 static void usage(void)
@@ -279,8 +311,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "ampio-calibrate: %s: %s\n", o.dir, strerror(errno));
         return 2;
     }
-    if (o.unit <= 0) /* the locking and allocation unit of the file system */
-        o.unit = sv.f_bsize > 0 ? (long long)sv.f_bsize : 4096;
+    /* k is kept per file system: ampio takes the k of the file system a file is on */
+    char mount[4096] = "/", type[256] = "?";
+    if (amp_mount_of(o.dir, mount, sizeof(mount), type, sizeof(type)) != 0)
+        fprintf(stderr, "ampio-calibrate: cannot find the mount point of %s; using /\n", o.dir);
+    long long stripe = stripe_unit(o.dir);
+    if (o.unit <= 0) /* the stripe unit of a new file, else the locking and allocation unit */
+        o.unit = stripe > 0 ? stripe : sv.f_bsize > 0 ? (long long)sv.f_bsize : 4096;
+    printf("ampio-calibrate: file system %s (%s), unit %lld%s\n", mount, type, o.unit,
+           stripe > 0 ? " (stripe unit of a new file)" : "");
 
     char *buf = NULL;
     if (posix_memalign((void **)&buf, 4096, 4 * MIB) != 0)
@@ -312,13 +351,14 @@ int main(int argc, char **argv)
     }
     free(buf);
     if (o.save) {
-        char path[4096];
+        char path[4096], key[4200];
         config_path(o.system, path, sizeof(path));
-        if (save_k(path, k1) != 0) {
+        snprintf(key, sizeof(key), "ampio_saturation_k@%s", mount);
+        if (save_k(path, key, k1) != 0) {
             fprintf(stderr, "ampio-calibrate: cannot write %s: %s\n", path, strerror(errno));
             return 1;
         }
-        printf("saved ampio_saturation_k = %lld in %s\n", k1, path);
+        printf("saved %s = %lld in %s\n", key, k1, path);
     }
     printf("k = %lld\n", k1);
     return 0;

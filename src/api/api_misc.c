@@ -1,8 +1,13 @@
 /* Entry points for Fortran handle conversion and data representations, and the ampio_ API. */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ampio.h"
 #include "api/api.h"
+#include "coll/coll.h"
+#include "core/mount.h"
 #include "io/datarep.h"
 
 #pragma GCC visibility push(default)
@@ -69,11 +74,42 @@ const char *ampio_mpi_family(void)
 
 int ampio_print_config(FILE *out, MPI_Info hints)
 {
+    return ampio_print_file_config(out, NULL, hints);
+}
+
+/* The file system of `path`, and the layout the file has (or what a new one would ask for). */
+static void amp_print_layout(FILE *out, const char *path, const amp_cfg_t *cfg)
+{
+    char mount[4096] = "?", type[256] = "?", text[256];
+    amp_mount_of(path, mount, sizeof(mount), type, sizeof(type));
+    int p = amp_fs_select(path, AMP_FS_CAN_GET);
+    fprintf(out, "file: %s\nfile system: %s (%s), provider %s\n", path, mount, type,
+            amp_fs_provider(p)->name);
+    amp_fs_want_t want = amp_file_want(cfg);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(out, "layout: no such file yet (a new file asks for unit %lld, count %lld)\n",
+                (long long)want.unit, (long long)want.count);
+        return;
+    }
+    struct stat st;
+    amp_fs_layout_t l;
+    amp_fs_layout_of(p, fd, &want, fstat(fd, &st) == 0 ? st.st_blksize : 4096, &l);
+    close(fd);
+    amp_fs_layout_describe(&l, text, sizeof(text));
+    fprintf(out, "layout: %s\ncycle buffer: %lld bytes\n", text,
+            (long long)amp_coll_cycle_buffer(cfg, &l));
+}
+
+int ampio_print_file_config(FILE *out, const char *path, MPI_Info hints)
+{
     amp_cfg_t cfg;
-    int rc = amp_cfg_load(&cfg, hints);
+    int rc = amp_cfg_load_for(&cfg, hints, path);
     if (rc != MPI_SUCCESS)
         return rc;
     amp_cfg_print(&cfg, out);
+    if (path)
+        amp_print_layout(out, path, &cfg);
     amp_cfg_free(&cfg);
     return MPI_SUCCESS;
 }

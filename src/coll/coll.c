@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "coll/coll_internal.h"
+#include "coll/stripe_map.h"
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/nodes.h"
@@ -25,13 +26,14 @@
  * against 3178, so the limit applies only where cores are shared. */
 #define AMP_COLL_SHARED_CORE_WRITE ((size_t)256 << 10)
 
-static const char *amp_fcoll_names[AMP_FCOLL_COUNT] = {"auto", "individual", "two_phase",
-                                                       "dynamic_seg", "static_seg"};
+static const char *amp_fcoll_names[AMP_FCOLL_COUNT] = {"auto",        "individual", "two_phase",
+                                                       "dynamic_seg", "static_seg", "stripe"};
 
 static const amp_fcoll_t *amp_fcoll_table[AMP_FCOLL_COUNT] = {
     [AMP_FCOLL_TWO_PHASE] = &amp_fcoll_two_phase,
     [AMP_FCOLL_DYNAMIC_SEG] = &amp_fcoll_dynamic_seg,
     [AMP_FCOLL_STATIC_SEG] = &amp_fcoll_static_seg,
+    [AMP_FCOLL_STRIPE] = &amp_fcoll_stripe,
 };
 
 typedef struct {
@@ -42,8 +44,7 @@ typedef struct {
 struct amp_coll_state {
     int *node; /* node index of every rank */
     int nnodes;
-    MPI_Offset block; /* file system block size */
-    int last_fcoll;   /* the last collective call: algorithm and aggregators */
+    int last_fcoll; /* the last collective call: algorithm and aggregators */
     int last_naggr;
     int *last_aggr;
     amp_coll_auto_t *autosel; /* the automatic choice of aggregators */
@@ -54,6 +55,19 @@ struct amp_coll_state {
     char *scratch[AMP_COLL_SCRATCH_COUNT]; /* the round engine's buffers, kept */
     MPI_Count scratch_cap[AMP_COLL_SCRATCH_COUNT];
 };
+
+MPI_Offset amp_coll_cycle_buffer(const amp_cfg_t *cfg, const amp_fs_layout_t *layout)
+{
+    MPI_Offset set = amp_cfg_num(cfg, AMP_CFG_CB_BUFFER_SIZE);
+    if (set > 0)
+        return set;
+    /* k, the least a process needs to write to saturate its path to storage, in whole stripes;
+     * a stripe larger than k is cut (rounds then cover parts of one stripe) */
+    MPI_Offset k = amp_cfg_num(cfg, AMP_CFG_AMPIO_SATURATION_K), unit = layout->unit;
+    if (unit <= 0 || unit > k)
+        return k;
+    return (k + unit - 1) / unit * unit;
+}
 
 /* ---- per file state ---- */
 
@@ -94,8 +108,6 @@ int amp_coll_file_init(amp_file_t *f)
     int rc = amp_coll_nodes(f, s);
     if (rc == MPI_SUCCESS)
         amp_coll_write_chunk(f, s);
-    struct stat st;
-    s->block = fstat(f->fs.fd, &st) == 0 && st.st_blksize > 0 ? st.st_blksize : 4096;
     s->last_fcoll = -1;
     f->coll = s;
     if (rc == MPI_SUCCESS)
@@ -197,6 +209,15 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
         c->why = "atomic mode: each access locks its own range";
         return AMP_FCOLL_INDIVIDUAL;
     }
+    /* Requests this large need no aggregation: each rank accesses its own, as the Lustre
+     * driver does past big_req_size (on average over all contiguous requests of the call). */
+    int64_t big = amp_cfg_num(&f->cfg, AMP_CFG_BIG_REQ_SIZE), runs = 0;
+    for (int r = 0; big > 0 && r < c->nprocs; r++)
+        runs += c->ranks[r].runs;
+    if (big > 0 && runs > 0 && c->gbytes / runs >= big) {
+        c->why = "contiguous requests at least big_req_size on average: accessed by their owners";
+        return AMP_FCOLL_INDIVIDUAL;
+    }
     if (fcoll != AMP_FCOLL_AUTO)
         return fcoll;
     c->why = "collective buffering enabled by hint";
@@ -216,8 +237,33 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
      * all-to-all. The quick sweeps measured it ahead of file domains for tiles (2.0 against
      * 1.0-1.6 GB/s writing at 4 ranks) and for coll_perf and tile reads; groups that
      * interleave in the file fall back to file domains below. */
+    /* Where the file is striped over several targets, stripe-contiguous domains keep every
+     * stripe with one aggregator and every aggregator with few targets. */
+    if (c->layout->count > 1) {
+        c->why = "ranks' data interleave in a striped file: stripe-contiguous domains";
+        return AMP_FCOLL_STRIPE;
+    }
     c->why = "ranks' data interleave in the file: aggregated by groups";
     return AMP_FCOLL_DYNAMIC_SEG;
+}
+
+/* Stripe-contiguous domains: about k bytes per aggregator (or the hint's count), at most the
+ * client/OST ratio per target. */
+static int amp_coll_stripe_naggr(amp_file_t *f, amp_coll_call_t *c)
+{
+    static __thread char why[160];
+    int64_t set = amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_NUM_AGGREGATORS);
+    if (set <= 0)
+        set = amp_cfg_num(&f->cfg, AMP_CFG_CB_NODES);
+    int64_t k = amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SATURATION_K);
+    int64_t co = amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_LUSTRE_CO_RATIO);
+    int64_t want = set > 0 ? set : (c->gbytes + k / 2) / k;
+    int n = amp_stripe_naggr(want, c->nprocs, c->layout->count, co);
+    snprintf(why, sizeof(why), "%s; %lld aggregator(s) %s, at most %lld per target of %lld", c->why,
+             (long long)want, set > 0 ? "by hint" : "of about k bytes each", (long long)co,
+             (long long)c->layout->count);
+    c->why = why;
+    return n;
 }
 
 static int amp_coll_naggr(amp_file_t *f, amp_coll_call_t *c)
@@ -259,16 +305,18 @@ static void amp_coll_explain(const amp_coll_call_t *c, int fcoll)
     if (at + 16 >= sizeof(list))
         snprintf(list + at, sizeof(list) - at, ",...");
     char why[768];
-    if (fcoll == AMP_FCOLL_INDIVIDUAL)
+    if (fcoll == AMP_FCOLL_INDIVIDUAL || fcoll == AMP_FCOLL_STRIPE)
         snprintf(why, sizeof(why), "%s", c->why ? c->why : "no aggregation");
     else
         amp_coll_auto_describe(c, c->f->coll->autosel, why, sizeof(why));
+    char layout[128];
+    amp_fs_layout_describe(c->layout, layout, sizeof(layout));
     fprintf(stderr,
             "ampio explain: %s \"%s\": %lld bytes from %d ranks in [%lld, %lld); fcoll=%s "
-            "aggregators=%d [%s] cb_buffer_size=%lld align=%lld; %s\n",
+            "aggregators=%d [%s] cb_buffer_size=%lld align=%lld layout=%s; %s\n",
             c->io->write ? "write" : "read", c->f->path, (long long)c->gbytes, c->nprocs,
             (long long)c->glo, (long long)c->ghi, amp_fcoll_names[fcoll], c->naggr, list,
-            (long long)c->cb, (long long)c->align, why);
+            (long long)c->cb, (long long)c->align, layout, why);
 }
 
 static void amp_coll_record(amp_coll_call_t *c, int fcoll)
@@ -395,11 +443,15 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
 /* The file extent of this rank's part of the call. */
 static amp_coll_rank_t amp_coll_mine(amp_file_t *f, const amp_coll_io_t *io)
 {
-    amp_coll_rank_t mine = {0, 0, 0, AMP_COLL_OWN_PENDING};
+    amp_coll_rank_t mine = {0, 0, 0, AMP_COLL_OWN_PENDING, 0};
     if (!io->failed && io->nbytes > 0) {
         mine.lo = amp_view_offset(&f->view, io->pos);
         mine.hi = amp_view_offset(&f->view, io->pos + io->nbytes - 1) + 1;
         mine.bytes = io->nbytes;
+        if (amp_cfg_num(&f->cfg, AMP_CFG_BIG_REQ_SIZE) > 0) /* the average request size */
+            mine.runs = mine.hi - mine.lo == mine.bytes
+                            ? 1
+                            : amp_coll_count_runs(&f->view, io->pos, io->nbytes);
     }
     return mine;
 }
@@ -409,7 +461,8 @@ static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
 {
     amp_file_t *f = c->f;
     amp_coll_rank_t *ranks = f->coll->ranks;
-    amp_task_allgather(mine, 4, MPI_INT64_T, ranks, 4, MPI_INT64_T, f->comm);
+    amp_task_allgather(mine, AMP_COLL_RANK_WORDS, MPI_INT64_T, ranks, AMP_COLL_RANK_WORDS,
+                       MPI_INT64_T, f->comm);
     c->ranks = ranks;
     c->aggr = f->coll->aggr;
     c->glo = -1;
@@ -427,13 +480,13 @@ static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
             c->ghi = ranks[r].hi;
         c->gbytes += ranks[r].bytes;
     }
-    c->cb = amp_cfg_num(&f->cfg, AMP_CFG_CB_BUFFER_SIZE);
-    MPI_Offset unit = amp_cfg_num(&f->cfg, AMP_CFG_STRIPING_UNIT);
-    c->align = unit > 0 ? unit : f->coll->block;
-    /* Pipelined, a round fills a sub-buffer of one stripe (1 MiB without one) of the collective
+    c->cb = amp_coll_cycle_buffer(&f->cfg, &f->layout);
+    c->layout = &f->layout;
+    c->align = f->layout.unit;
+    /* Pipelined, a round fills a sub-buffer of one stripe (1 MiB without one) of the cycle
      * buffer, as pipelined two-phase I/O does: more rounds overlap more, and a round stays in
      * cache. Tile writes measured 1.5-4x faster here with 1 MiB rounds than with 16 MiB ones. */
-    MPI_Offset sub = unit > 0 ? unit : AMP_COLL_SUB_BUFFER;
+    MPI_Offset sub = f->layout.source != AMP_LAYOUT_BLOCK ? f->layout.unit : AMP_COLL_SUB_BUFFER;
     if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c->cb > sub)
         c->cb = sub;
 }
@@ -467,7 +520,8 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         amp_coll_explain(&c, fcoll);
         rc = amp_coll_individual(&c, done);
     } else {
-        c.naggr = amp_coll_pick_aggregators(f, amp_coll_naggr(f, &c), c.aggr);
+        int want = fcoll == AMP_FCOLL_STRIPE ? amp_coll_stripe_naggr(f, &c) : amp_coll_naggr(f, &c);
+        c.naggr = amp_coll_pick_aggregators(f, want, c.aggr);
         /* segmentation writes each group's data where it lies: when groups interleave in the
          * file, file domains (two-phase) keep every block with one aggregator */
         if ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&

@@ -20,6 +20,9 @@ typedef struct amp_coll_io {
  * have succeeded. */
 int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int *agreed);
 
+/* The cycle buffer of an aggregator: cb_buffer_size, or k rounded up to whole stripe units. */
+MPI_Offset amp_coll_cycle_buffer(const amp_cfg_t *cfg, const amp_fs_layout_t *layout);
+
 /* Adds what the last collective call used (cb_nodes, ampio_aggregators, ampio_fcoll). */
 int amp_coll_info(amp_file_t *f, MPI_Info info);
 

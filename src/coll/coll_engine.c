@@ -33,6 +33,75 @@ static int amp_coll_is_member(const amp_coll_work_t *w, int rank)
     return 0;
 }
 
+int amp_coll_runs_known(const amp_coll_call_t *c, int q)
+{
+    const amp_coll_rank_t *x = &c->ranks[q];
+    return x->bytes > 0 && x->hi - x->lo == x->bytes &&
+           amp_cfg_num(&c->f->cfg, AMP_CFG_CONTIGUOUS_DATA) != AMP_CFG_DISABLE;
+}
+
+/* First round of w whose range ends past `off` (round ends ascend). */
+static int amp_coll_round_after(const amp_coll_work_t *w, MPI_Offset off)
+{
+    int lo = 0, hi = w->nrounds;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->bounds[mid + 1] > off)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The runs of contiguous member q inside the domain of w: its range [lo, hi) cut to the rounds
+ * (or to the whole domain, or all of it when the rounds are cut later). */
+static int amp_coll_known_runs(const amp_coll_call_t *c, const amp_coll_work_t *w, int q,
+                               int64_t **out, size_t *nout)
+{
+    MPI_Offset lo = c->ranks[q].lo, hi = c->ranks[q].hi;
+    size_t n = 0, cap = 1;
+    int64_t *v = malloc(2 * cap * sizeof(int64_t));
+    if (!v)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");
+    int first = 0, last = 1;
+    if (w->starts)
+        first = amp_coll_round_after(w, lo), last = w->nrounds;
+    for (int r = first; r < last; r++) {
+        MPI_Offset a = lo, b = hi;
+        if (w->starts) {
+            if (w->starts[r] >= hi)
+                break;
+            a = w->starts[r] > lo ? w->starts[r] : lo;
+            b = w->bounds[r + 1] < hi ? w->bounds[r + 1] : hi;
+        } else if (w->bounds) {
+            a = w->bounds[0] > lo ? w->bounds[0] : lo;
+            b = w->bounds[w->nrounds] < hi ? w->bounds[w->nrounds] : hi;
+        }
+        if (b <= a)
+            continue;
+        if (n > 0 && v[2 * n - 2] + v[2 * n - 1] == a) {
+            v[2 * n - 1] += b - a;
+            continue;
+        }
+        if (n == cap) {
+            int64_t *grown = realloc(v, 4 * cap * sizeof(int64_t));
+            if (!grown) {
+                free(v);
+                return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");
+            }
+            v = grown;
+            cap *= 2;
+        }
+        v[2 * n] = a;
+        v[2 * n + 1] = b - a;
+        n++;
+    }
+    *out = v;
+    *nout = n;
+    return MPI_SUCCESS;
+}
+
 int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int rc = MPI_SUCCESS;
@@ -46,22 +115,31 @@ int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
     int nreq = 0;
     for (int i = 0; i < p->nwork; i++) {
         amp_coll_work_t *w = &p->work[i];
-        if (!amp_coll_is_member(w, c->rank))
+        if (!amp_coll_is_member(w, c->rank) || amp_coll_runs_known(c, c->rank))
             continue;
-        size_t n = 0;
-        int err = amp_coll_runs(c, w->s_lo, w->s_hi, &mine[i], &n);
+        size_t n = w->nruns;
+        int err = w->dealt ? MPI_SUCCESS : amp_coll_runs(c, w->s_lo, w->s_hi, &mine[i], &n);
         if (err != MPI_SUCCESS) {
             rc = err; /* still send an empty list: the aggregator expects one */
             n = 0;
         }
-        PMPI_Isend(mine[i], (int)(2 * n), MPI_INT64_T, w->agg, AMP_COLL_TAG_RUNS, c->comm,
-                   &reqs[nreq++]);
+        PMPI_Isend(w->dealt ? w->runs : mine[i], (int)(2 * n), MPI_INT64_T, w->agg,
+                   AMP_COLL_TAG_RUNS, c->comm, &reqs[nreq++]);
     }
     if (p->mine >= 0) {
         amp_coll_work_t *w = &p->work[p->mine];
         w->mruns = calloc((size_t)w->nmembers + 1, sizeof(int64_t *));
         w->mnruns = calloc((size_t)w->nmembers + 1, sizeof(size_t));
         for (int k = 0; k < w->nmembers; k++) {
+            if (amp_coll_runs_known(c, w->members[k])) {
+                int err =
+                    w->mruns && w->mnruns
+                        ? amp_coll_known_runs(c, w, w->members[k], &w->mruns[k], &w->mnruns[k])
+                        : amp_err(MPI_ERR_NO_MEM, "out of memory receiving file runs");
+                if (err != MPI_SUCCESS)
+                    rc = err;
+                continue;
+            }
             MPI_Message msg;
             MPI_Status st;
             int count = 0;
@@ -101,6 +179,8 @@ void amp_coll_plan_free(amp_coll_plan_t *p)
         free(w->mnruns);
         free(w->members);
         free(w->bounds);
+        free(w->starts);
+        free(w->runs);
     }
     free(p->work);
     p->work = NULL;
@@ -183,6 +263,11 @@ static void amp_round_member(const amp_coll_call_t *c, const amp_coll_work_t *w,
 {
     *lo = *s;
     if (w->bounds) {
+        if (w->starts) { /* rounds with gaps between them: skip the data of other domains */
+            MPI_Count b = amp_coll_bytes_before(c, w->starts[r]);
+            *lo = b > *lo ? b : *lo;
+            *lo = *lo < w->s_hi ? *lo : w->s_hi;
+        }
         MPI_Count e = amp_coll_bytes_before(c, w->bounds[r + 1]);
         *hi = e < *lo ? *lo : e > w->s_hi ? w->s_hi : e;
     } else {
@@ -202,6 +287,7 @@ typedef struct {
     amp_fs_t *fs;
     amp_pieces_t *ps;
     int write;
+    char *sieve;   /* ds_in_coll: a buffer for the pieces' whole range, or NULL */
     int64_t bytes; /* moved */
     double seconds;
 } amp_round_job_t;
@@ -213,6 +299,40 @@ static double amp_round_clock(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ds_in_coll: sorted pieces with holes between them become one write of their whole range, read
+ * first and patched with the pieces (read-modify-write), under an exclusive lock of the range so
+ * that no sieving writer elsewhere interleaves. No other aggregator touches the range in this
+ * call: every algorithm gives each byte of the file to one aggregator. Returns 0 when the pieces
+ * have no holes (then written as usual). */
+static int amp_round_sieve(amp_round_job_t *job, int *rc)
+{
+    const amp_pieces_t *ps = job->ps;
+    MPI_Offset lo = ps->v[0].off, hi = lo;
+    int holes = 0;
+    for (size_t i = 0; i < ps->n; i++) {
+        holes |= ps->v[i].off > hi;
+        hi = ps->v[i].off + ps->v[i].len > hi ? ps->v[i].off + ps->v[i].len : hi;
+    }
+    if (!holes)
+        return 0;
+    int locked = 0;
+    size_t got = 0;
+    struct iovec whole = {job->sieve, (size_t)(hi - lo)};
+    *rc = amp_fs_lock(job->fs, 1, lo, hi - lo, &locked);
+    if (*rc == MPI_SUCCESS)
+        *rc = amp_fs_readv(job->fs, &whole, 1, lo, &got);
+    if (*rc == MPI_SUCCESS) {
+        memset(job->sieve + got, 0, (size_t)(hi - lo) - got); /* past the end of file */
+        for (size_t i = 0; i < ps->n; i++)
+            memcpy(job->sieve + (ps->v[i].off - lo), ps->v[i].buf, (size_t)ps->v[i].len);
+        *rc = amp_fs_writev(job->fs, &whole, 1, lo);
+        job->bytes += hi - lo;
+    }
+    if (locked)
+        amp_fs_unlock(job->fs, lo, hi - lo);
+    return 1;
+}
+
 /* Hands sorted pieces to the file system, one vectored call per contiguous region. Reads past
  * the end of file leave zeros. */
 static int amp_round_io(void *arg)
@@ -220,6 +340,15 @@ static int amp_round_io(void *arg)
     amp_round_job_t *job = arg;
     amp_pieces_t *ps = job->ps;
     qsort(ps->v, ps->n, sizeof(amp_piece_t), amp_piece_cmp);
+    if (job->write && job->sieve && ps->n > 1) {
+        double ts = amp_round_clock();
+        int src = MPI_SUCCESS, done = amp_round_sieve(job, &src);
+        job->seconds = amp_round_clock() - ts;
+        if (done) {
+            amp_worker_count(job->bytes);
+            return src;
+        }
+    }
     double t0 = amp_round_clock();
     int rc = MPI_SUCCESS;
     struct iovec *iov = malloc((ps->n + 1) * sizeof(*iov));
@@ -408,6 +537,24 @@ static void amp_engine_agg_plan(amp_engine_t *e, int r, int b)
     e->total[b] = total;
 }
 
+/* ds_in_coll, where the file system's locked reads see other clients' writes: a buffer for the
+ * whole range of buffer b's pieces (made here: the file access may run on an I/O thread). */
+static void amp_engine_sieve_buffer(amp_engine_t *e, int b)
+{
+    amp_coll_call_t *c = e->c;
+    const amp_pieces_t *ps = &e->ps[b];
+    if (!e->write || ps->n < 2 || !c->f->readable || !(c->layout->caps & AMP_FS_LOCKED_RMW) ||
+        !amp_cfg_num(&c->f->cfg, AMP_CFG_DS_IN_COLL))
+        return;
+    MPI_Offset lo = ps->v[0].off, hi = lo;
+    for (size_t i = 0; i < ps->n; i++) {
+        lo = ps->v[i].off < lo ? ps->v[i].off : lo;
+        hi = ps->v[i].off + ps->v[i].len > hi ? ps->v[i].off + ps->v[i].len : hi;
+    }
+    /* without a buffer the pieces are written one by one */
+    e->io_arg.sieve = amp_coll_scratch(c->f, AMP_COLL_SCRATCH_SIEVE, hi - lo);
+}
+
 /* The aggregator's file access for buffer b, unless something failed already: started here,
  * ended by amp_engine_io_end. Inside a task it runs on an I/O thread while the round's
  * messages travel; outside one it runs at once, before the messages are waited for. */
@@ -417,6 +564,7 @@ static void amp_engine_io_begin(amp_engine_t *e, int b)
     if (!e->io_busy)
         return;
     e->io_arg = (amp_round_job_t){.fs = &e->c->f->fs, .ps = &e->ps[b], .write = e->write};
+    amp_engine_sieve_buffer(e, b);
     amp_worker_begin(&e->io, amp_round_io, &e->io_arg);
 }
 

@@ -13,7 +13,10 @@ typedef struct amp_coll_rank {
     MPI_Offset lo, hi; /* file extent of the rank's data: [lo, hi), empty when bytes == 0 */
     MPI_Count bytes;
     int64_t state; /* owners first: AMP_COLL_OWN_* */
+    int64_t runs;  /* contiguous file runs of the data, when big_req_size asks (else 0) */
 } amp_coll_rank_t;
+
+#define AMP_COLL_RANK_WORDS ((int)(sizeof(amp_coll_rank_t) / sizeof(int64_t)))
 
 /* What a rank did before the call was described (owners first, coll.c). */
 enum { AMP_COLL_OWN_PENDING, AMP_COLL_OWN_DONE, AMP_COLL_OWN_FAILED };
@@ -35,12 +38,13 @@ typedef struct amp_coll_call {
     MPI_Count gbytes;             /* bytes of all ranks */
     int disjoint;                 /* every rank's data in a file range of its own, in rank order */
     int naggr;
-    int *aggr;                  /* aggregator ranks, ascending */
-    MPI_Count cb;               /* bytes an aggregator handles per round */
-    MPI_Offset align;           /* file domain boundaries are multiples of this */
-    MPI_Offset file_size;       /* at the start of a read */
-    const amp_groups_t *groups; /* groups of the automatic choice, or NULL: equal ranges */
-    const char *why;            /* why the algorithm was chosen, for AMPIO_EXPLAIN */
+    int *aggr;                     /* aggregator ranks, ascending */
+    MPI_Count cb;                  /* bytes an aggregator handles per round */
+    MPI_Offset align;              /* file domain boundaries are multiples of this */
+    const amp_fs_layout_t *layout; /* the file's striping */
+    MPI_Offset file_size;          /* at the start of a read */
+    const amp_groups_t *groups;    /* groups of the automatic choice, or NULL: equal ranges */
+    const char *why;               /* why the algorithm was chosen, for AMPIO_EXPLAIN */
     amp_coll_counters_t count;
 } amp_coll_call_t;
 
@@ -48,6 +52,9 @@ typedef struct amp_coll_call {
 
 /* Data bytes of this rank (offsets within its access) lying before file offset `off`. */
 MPI_Count amp_coll_bytes_before(const amp_coll_call_t *c, MPI_Offset off);
+
+/* The number of contiguous file runs of the view positions [pos, pos + nbytes). */
+int64_t amp_coll_count_runs(const amp_view_t *v, MPI_Count pos, MPI_Count nbytes);
 
 /* The file runs of this rank's data bytes [s_lo, s_hi), appended as (offset, length) pairs. */
 int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int64_t **runs,
@@ -70,9 +77,14 @@ typedef struct amp_coll_work {
     int *members; /* ranks it serves, ascending */
     int nrounds;
     MPI_Offset *bounds; /* by offsets, or NULL */
+    MPI_Offset *starts; /* by offsets: round r is [starts[r], bounds[r + 1]) (NULL: adjacent) */
     MPI_Count quantum;  /* by bytes, when bounds == NULL */
-    /* on a member: its data for this aggregator is [s_lo, s_hi) of its access */
+    /* on a member: its data for this aggregator is [s_lo, s_hi) of its access, or, when the
+     * plan dealt them (`dealt`), the runs `runs` */
     MPI_Count s_lo, s_hi;
+    int dealt;
+    int64_t *runs;
+    size_t nruns;
     /* on the aggregator: the runs of each member, in the order of `members` */
     int64_t **mruns;
     size_t *mnruns;
@@ -84,9 +96,16 @@ typedef struct amp_coll_plan {
     int mine;              /* index of the work this rank aggregates, or -1 */
 } amp_coll_plan_t;
 
-/* Members send their runs for each aggregator (work[i].s_lo..s_hi) to it; the aggregator
- * fills mruns/mnruns. Every rank must know which members send to which aggregator. */
+/* Members send their runs for each aggregator (work[i].s_lo..s_hi, or the runs the plan dealt)
+ * to it; the aggregator fills mruns/mnruns. Every rank must know which members send to which
+ * aggregator. The runs of a member whose data are one contiguous range of the file are known to
+ * every rank from the call's description: those are computed, not sent (the shortcut of
+ * contiguous_data). Must be called by every rank of a work before its rounds are known beyond
+ * `bounds` (dynamic segmentation cuts them afterwards). */
 int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p);
+
+/* Whether aggregators compute the runs of rank q instead of receiving them. */
+int amp_coll_runs_known(const amp_coll_call_t *c, int q);
 
 /* Moves the data round by round. Local failures are remembered and returned after the
  * protocol has completed on this rank, so that no peer waits forever. */
@@ -100,7 +119,8 @@ void amp_coll_plan_free(amp_coll_plan_t *p);
 typedef enum {
     AMP_COLL_SCRATCH_ROUND0, /* the aggregator's round buffers */
     AMP_COLL_SCRATCH_ROUND1,
-    AMP_COLL_SCRATCH_PACK, /* a member's packed data of one round, for every aggregator */
+    AMP_COLL_SCRATCH_PACK,  /* a member's packed data of one round, for every aggregator */
+    AMP_COLL_SCRATCH_SIEVE, /* ds_in_coll: a round's range read, patched and written whole */
     AMP_COLL_SCRATCH_COUNT
 } amp_coll_scratch_id_t;
 
@@ -122,6 +142,7 @@ typedef struct amp_fcoll {
 extern const amp_fcoll_t amp_fcoll_two_phase;
 extern const amp_fcoll_t amp_fcoll_dynamic_seg;
 extern const amp_fcoll_t amp_fcoll_static_seg;
+extern const amp_fcoll_t amp_fcoll_stripe;
 
 /* Groups of consecutive ranks, one aggregator each (the dynamic and static segmentation). */
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p);

@@ -13,6 +13,23 @@ MPI_Count amp_coll_bytes_before(const amp_coll_call_t *c, MPI_Offset off)
     return amp_view_bytes_before_in(&c->f->view, off, c->io->pos, c->io->pos + c->io->nbytes);
 }
 
+int64_t amp_coll_count_runs(const amp_view_t *v, MPI_Count pos, MPI_Count nbytes)
+{
+    amp_dt_iter_t it;
+    amp_dt_iter_init(&it, v->ft, (MPI_Aint)v->disp, pos);
+    int64_t n = 0;
+    MPI_Aint end = -1;
+    for (MPI_Count left = nbytes; left > 0;) {
+        MPI_Aint off;
+        MPI_Count len;
+        amp_dt_iter_next(&it, left, &off, &len);
+        n += off != end;
+        end = off + (MPI_Aint)len;
+        left -= len;
+    }
+    return n;
+}
+
 int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int64_t **runs,
                   size_t *nruns)
 {

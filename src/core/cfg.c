@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/mount.h"
 
 typedef enum {
     AMP_CFG_BOOL,
@@ -38,8 +39,8 @@ static const amp_cfg_param_t amp_cfg_params[AMP_CFG_COUNT] = {
 #undef COLL
 #undef LOCAL
 
-static const char *amp_cfg_src_names[] = {"default",     "config file", "ROMIO_HINTS",
-                                          "environment", "hint",        "AMPIO_HINTS"};
+static const char *amp_cfg_src_names[] = {
+    "default", "config file", "config (fs)", "ROMIO_HINTS", "environment", "hint", "AMPIO_HINTS"};
 
 /* ---- parsing of one value ---- */
 
@@ -140,7 +141,10 @@ static int amp_cfg_parse(amp_cfg_id_t id, const char *text, int64_t *v)
     }
     if (bad)
         return 1;
-    if ((p->type == AMP_CFG_INT || p->type == AMP_CFG_SIZE) && (*v < p->min || *v > p->max))
+    /* a size whose default is 0 takes 0 as "chosen by ampio", whatever its least value */
+    int chosen = p->type == AMP_CFG_SIZE && *v == 0 && strcmp(p->def, "0") == 0;
+    if (!chosen && (p->type == AMP_CFG_INT || p->type == AMP_CFG_SIZE) &&
+        (*v < p->min || *v > p->max))
         return 2;
     return 0;
 }
@@ -236,6 +240,7 @@ static int amp_cfg_lookup(const char *name)
 
 typedef struct {
     char *key, *value;
+    char *mount; /* "key@mount": for files on that file system only, else NULL */
 } amp_cfg_kv_t;
 
 static pthread_once_t amp_cfg_file_once = PTHREAD_ONCE_INIT;
@@ -301,9 +306,16 @@ static void amp_cfg_file_read(void)
         if (!grown)
             break;
         amp_cfg_file_kv = grown;
-        amp_cfg_file_kv[amp_cfg_file_n].key = strdup(key);
-        amp_cfg_file_kv[amp_cfg_file_n].value = strdup(value);
-        amp_cfg_file_n++;
+        amp_cfg_kv_t *kv = &amp_cfg_file_kv[amp_cfg_file_n++];
+        char *at = strchr(key, '@'); /* name@mount: for files on that file system */
+        kv->mount = NULL;
+        if (at) {
+            *at = '\0';
+            kv->mount = strdup(amp_cfg_trim(at + 1));
+            key = amp_cfg_trim(key);
+        }
+        kv->key = strdup(key);
+        kv->value = strdup(value);
     }
     fclose(f);
 }
@@ -405,9 +417,28 @@ static void amp_cfg_env_name(const char *name, char *out, size_t size)
 
 int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
 {
+    return amp_cfg_load_for(cfg, hints, NULL);
+}
+
+/* The mount point of `path` when some config file key needs it, else "". */
+static void amp_cfg_mount(const char *path, char *mount, size_t len)
+{
+    mount[0] = '\0';
+    for (size_t k = 0; path && k < amp_cfg_file_n; k++)
+        if (amp_cfg_file_kv[k].mount) {
+            if (amp_mount_of(path, mount, len, NULL, 0) != 0)
+                mount[0] = '\0';
+            return;
+        }
+}
+
+int amp_cfg_load_for(amp_cfg_t *cfg, MPI_Info hints, const char *path)
+{
     memset(cfg, 0, sizeof(*cfg));
     pthread_once(&amp_cfg_file_once, amp_cfg_file_read);
     pthread_once(&amp_cfg_romio_once, amp_cfg_romio_read);
+    char mount[4096];
+    amp_cfg_mount(path, mount, sizeof(mount));
     /* a misspelt key in the config file must not go unnoticed */
     for (size_t k = 0; k < amp_cfg_file_n; k++)
         if (amp_cfg_file_kv[k].key && amp_cfg_lookup(amp_cfg_file_kv[k].key) < 0)
@@ -417,9 +448,15 @@ int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints)
     for (int i = 0; i < AMP_CFG_COUNT && rc == MPI_SUCCESS; i++) {
         const amp_cfg_param_t *p = &amp_cfg_params[i];
         rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, p->def, AMP_CFG_SRC_DEFAULT);
-        for (size_t k = 0; k < amp_cfg_file_n && rc == MPI_SUCCESS; k++)
-            if (amp_cfg_file_kv[k].key && strcmp(amp_cfg_file_kv[k].key, p->name) == 0)
-                rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, amp_cfg_file_kv[k].value, AMP_CFG_SRC_FILE);
+        for (int fs = 0; fs < 2; fs++) /* then the values for this file system */
+            for (size_t k = 0; k < amp_cfg_file_n && rc == MPI_SUCCESS; k++) {
+                const amp_cfg_kv_t *kv = &amp_cfg_file_kv[k];
+                if (!kv->key || strcmp(kv->key, p->name) != 0 || !kv->mount != !fs ||
+                    (fs && strcmp(kv->mount, mount) != 0))
+                    continue;
+                rc = amp_cfg_set(cfg, (amp_cfg_id_t)i, kv->value,
+                                 fs ? AMP_CFG_SRC_FILE_FS : AMP_CFG_SRC_FILE);
+            }
         if (amp_cfg_romio_value[i] && rc == MPI_SUCCESS)
             rc = amp_cfg_set_hint(cfg, (amp_cfg_id_t)i, amp_cfg_romio_value[i],
                                   AMP_CFG_SRC_ROMIO_HINTS);

@@ -20,6 +20,7 @@ typedef enum {
 typedef enum {
     AMP_CFG_SRC_DEFAULT,
     AMP_CFG_SRC_FILE,
+    AMP_CFG_SRC_FILE_FS,     /* the config file's value for the file's file system (key@mount) */
     AMP_CFG_SRC_ROMIO_HINTS, /* the file ROMIO_HINTS names */
     AMP_CFG_SRC_ENV,
     AMP_CFG_SRC_HINT,
@@ -34,6 +35,7 @@ enum {
     AMP_FCOLL_TWO_PHASE,
     AMP_FCOLL_DYNAMIC_SEG,
     AMP_FCOLL_STATIC_SEG,
+    AMP_FCOLL_STRIPE,
     AMP_FCOLL_COUNT
 };
 
@@ -49,6 +51,10 @@ typedef struct amp_cfg {
  * ampio_ hint is an MPI_ERR_INFO error naming it; a value ampio cannot use of another hint
  * (the application's, ROMIO_HINTS) is clamped or ignored and noted in `notes`. */
 int amp_cfg_load(amp_cfg_t *cfg, MPI_Info hints);
+
+/* The same for the file at `path`: config file keys "name@mount" apply to files on the file
+ * system mounted at `mount` (ampio-calibrate --save keeps k so, one per file system). */
+int amp_cfg_load_for(amp_cfg_t *cfg, MPI_Info hints, const char *path);
 
 /* Applies the application's hints of a later call (set_view, set_info) on top of `cfg`;
  * AMPIO_HINTS still wins. */

@@ -9,8 +9,9 @@
 #define AMP_CFG_TABLE_H
 
 #define AMP_CFG_PARAMS(X)                                                                          \
-    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16M", 4096, 1LL << 40, NULL, COLL,                  \
-      "collective buffer of each aggregator, in bytes (pipelined: rounds of one stripe of it)")    \
+    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "0", 4096, 1LL << 40, NULL, COLL,                    \
+      "cycle buffer of each aggregator, in bytes (0: k rounded up to whole stripe units; "         \
+      "pipelined: rounds of one stripe of it)")                                                    \
     X(CB_NODES, "cb_nodes", INT, "0", 0, 1 << 30, NULL, COLL,                                      \
       "number of aggregators for collective access (0: chosen per call)")                          \
     X(CB_CONFIG_LIST, "cb_config_list", STRING, "", 0, 0, NULL, COLL,                              \
@@ -35,10 +36,25 @@
       "number of storage targets a new file is striped over (0: file system default)")             \
     X(STRIPING_UNIT, "striping_unit", SIZE, "0", 0, 1LL << 40, NULL, COLL,                         \
       "stripe size of a new file, in bytes (0: file system default)")                              \
+    X(START_IODEVICE, "start_iodevice", INT, "-1", -1, 65534, NULL, COLL,                          \
+      "first storage target of a new striped file (Lustre; -1: the file system chooses)")          \
+    X(AMPIO_OBJECT_SIZE, "ampio_object_size", SIZE, "0", 0, 1LL << 40, NULL, COLL,                 \
+      "object size of a new CephFS file (0: the file system's, made a multiple of the unit)")      \
     X(FILE_PERM, "file_perm", INT, "0666", 0, 07777, NULL, COLL,                                   \
       "permission bits of a file created by MPI_File_open (octal; the umask applies)")             \
     X(AMPIO_FCOLL, "ampio_fcoll", ENUM, "auto", 0, 0,                                              \
-      "auto,individual,two_phase,dynamic_seg,static_seg", COLL, "collective algorithm")            \
+      "auto,individual,two_phase,dynamic_seg,static_seg,stripe", COLL,                             \
+      "collective algorithm (stripe: stripe-contiguous file domains)")                             \
+    X(ROMIO_LUSTRE_CO_RATIO, "romio_lustre_co_ratio", INT, "1", 1, 1 << 16, NULL, COLL,            \
+      "most aggregators per storage target in stripe-contiguous file domains (client/OST ratio)")  \
+    X(BIG_REQ_SIZE, "big_req_size", SIZE, "0", 0, 1LL << 40, NULL, COLL,                           \
+      "contiguous requests this large on average skip aggregation (0: never)")                     \
+    X(DS_IN_COLL, "ds_in_coll", BOOL, "false", 0, 0, NULL, COLL,                                   \
+      "collective writes fill the holes of a stripe by read-modify-write, under a lock")           \
+    X(SAME_IO_SIZE, "same_io_size", BOOL, "false", 0, 0, NULL, COLL,                               \
+      "accepted for ROMIO's Lustre driver; no effect: each call's description shows the sizes")    \
+    X(CONTIGUOUS_DATA, "contiguous_data", ENUM, "automatic", 0, 0, "automatic,enable,disable",     \
+      COLL, "aggregators compute the runs of contiguous members instead of receiving them")        \
     X(AMPIO_NUM_AGGREGATORS, "ampio_num_aggregators", INT, "0", 0, 1 << 30, NULL, COLL,            \
       "number of aggregators (0: chosen per call); same as cb_nodes")                              \
     X(AMPIO_SATURATION_K, "ampio_saturation_k", SIZE, "4M", 4096, 1LL << 40, NULL, COLL,           \

@@ -121,6 +121,8 @@ int amp_file_get_info(amp_file_t *f, MPI_Info *info)
     if (rc != MPI_SUCCESS)
         return rc;
     rc = amp_cfg_to_info(&f->cfg, *info);
+    if (rc == MPI_SUCCESS) /* the layout the file has, not the one the hints asked for */
+        rc = amp_file_layout_info(f, *info);
     if (rc == MPI_SUCCESS)
         rc = amp_coll_info(f, *info);
     if (rc == MPI_SUCCESS && f->sfp)

@@ -49,10 +49,10 @@ static int amp_file_check_amode(int amode)
 }
 
 /* Opens the descriptor: write-only files are opened read-write when permitted, so that data
- * sieving can read around the data it writes. */
-static int amp_file_open_fd(amp_file_t *f, int create, int excl)
+ * sieving can read around the data it writes. `extra`: flags of the file system provider. */
+static int amp_file_open_fd(amp_file_t *f, int create, int excl, int extra)
 {
-    int flags = create ? O_CREAT : 0;
+    int flags = (create ? O_CREAT : 0) | extra;
     if (excl)
         flags |= O_EXCL;
     int perm = (int)amp_cfg_num(&f->cfg, AMP_CFG_FILE_PERM);
@@ -68,6 +68,23 @@ static int amp_file_open_fd(amp_file_t *f, int create, int excl)
     f->readable = rc == MPI_SUCCESS;
     if (rc != MPI_SUCCESS && amp_err_class(rc) == MPI_ERR_ACCESS)
         rc = amp_fs_open(&f->fs, f->path, (flags & ~O_EXCL) | O_WRONLY, perm);
+    return rc;
+}
+
+/* Creates (or opens) the file on this rank; with striping hints, on a file system that takes a
+ * layout, an exclusive create first tells whether this open made the file, and only such a new
+ * file (or an empty one) gets the layout. */
+static int amp_file_create(amp_file_t *f, int excl)
+{
+    int provider = amp_file_layout_setter(f);
+    if (provider < 0)
+        return amp_file_open_fd(f, 1, excl, 0);
+    int rc = amp_file_open_fd(f, 1, 1, amp_fs_provider(provider)->create_flags);
+    int created = rc == MPI_SUCCESS;
+    if (!created && !excl && amp_err_class(rc) == MPI_ERR_FILE_EXISTS)
+        rc = amp_file_open_fd(f, 1, 0, 0);
+    if (rc == MPI_SUCCESS)
+        amp_file_layout_apply(f, provider, created);
     return rc;
 }
 
@@ -161,7 +178,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     if (rc == MPI_SUCCESS)
         rc = amp_file_check_amode(amode);
     if (rc == MPI_SUCCESS)
-        rc = amp_cfg_load(&f->cfg, info);
+        rc = amp_cfg_load_for(&f->cfg, info, f->path);
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
         rc = amp_file_check_same(f);
@@ -174,13 +191,16 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     /* rank 0 creates, then the others open what exists */
     int create = !!(amode & MPI_MODE_CREATE), excl = !!(amode & MPI_MODE_EXCL);
     if (create && f->nprocs > 1) {
-        rc = f->rank == 0 ? amp_file_open_fd(f, 1, excl) : MPI_SUCCESS;
+        rc = f->rank == 0 ? amp_file_create(f, excl) : MPI_SUCCESS;
         rc = amp_agree(f->comm, rc);
         if (rc == MPI_SUCCESS && f->rank != 0)
-            rc = amp_file_open_fd(f, 0, 0);
+            rc = amp_file_open_fd(f, 0, 0, 0);
     } else {
-        rc = amp_file_open_fd(f, create, excl);
+        rc = create ? amp_file_create(f, excl) : amp_file_open_fd(f, 0, 0, 0);
     }
+    int lrc = amp_file_layout_share(f, rc); /* collective: every rank, whatever its rc */
+    if (rc == MPI_SUCCESS && lrc != MPI_SUCCESS)
+        rc = amp_err(amp_err_class(lrc), "cannot share the layout of \"%s\"", f->path);
     if (rc == MPI_SUCCESS && f->cfg.str[AMP_CFG_AMPIO_TRACE] && *f->cfg.str[AMP_CFG_AMPIO_TRACE])
         rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
     /* when set by hint; otherwise the first collective call decides from the node layout */

@@ -17,6 +17,29 @@ void amp_file_reap(amp_file_t *f);
 /* The path without a ROMIO-style file system prefix ("ufs:", "lustre:", ...). */
 const char *amp_file_strip_prefix(const char *path);
 
+/* ---- the layout (file_layout.c) ---- */
+
+/* The striping the file's hints ask for. */
+amp_fs_want_t amp_file_want(const amp_cfg_t *cfg);
+
+/* The provider that will set the hints' layout on a file this rank creates, or -1 when the
+ * hints ask for none or the file system cannot set one. */
+int amp_file_layout_setter(amp_file_t *f);
+
+/* Sets the hints' layout on the file just opened (`created`: by this open, exclusively), and
+ * records what became of them. */
+void amp_file_layout_apply(amp_file_t *f, int provider, int created);
+
+/* Collective: rank 0 reads the layout the file has (rc: how its open went) and every rank takes
+ * it. */
+int amp_file_layout_share(amp_file_t *f, int rc);
+
+/* What became of the striping hints, or NULL when there were none. */
+const char *amp_file_layout_hints_text(const amp_fs_layout_t *l, char *text, size_t len);
+
+/* Adds the layout in use (striping_unit, striping_factor, ...) and the cycle buffer to `info`. */
+int amp_file_layout_info(const amp_file_t *f, MPI_Info info);
+
 /* ---- control (file_ctl.c) ---- */
 int amp_file_set_size(amp_file_t *f, MPI_Offset size);
 int amp_file_preallocate(amp_file_t *f, MPI_Offset size);

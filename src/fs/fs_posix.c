@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "fs/fs_layout.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
@@ -17,7 +18,7 @@ int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm)
 {
     int fd;
     do
-        fd = open(path, flags | O_CLOEXEC, perm);
+        fd = amp_fs_sys->open(path, flags | O_CLOEXEC, perm);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return amp_err_errno(errno, "cannot open file \"%s\"", path);

@@ -10,6 +10,7 @@
 #include "core/cfg.h"
 #include "dtype/dt.h"
 #include "fs/fs.h"
+#include "fs/fs_layout.h"
 
 struct amp_datarep;
 struct amp_sfp;
@@ -35,7 +36,8 @@ typedef struct amp_file {
     char *path;
     int amode;
     amp_fs_t fs;
-    int readable; /* the descriptor can read (data sieving of writes needs it) */
+    amp_fs_layout_t layout; /* striping in use, the same on every rank (core/file_layout.c) */
+    int readable;           /* the descriptor can read (data sieving of writes needs it) */
     amp_cfg_t cfg;
     amp_view_t view;
     MPI_Offset fp; /* individual file pointer, in etypes */

@@ -153,7 +153,8 @@ static int amp_xfer_want_sieve(const amp_xfer_state_t *s, const amp_piece_t *p, 
 {
     if (s->ds == AMP_CFG_DISABLE || j - i < 2)
         return 0;
-    if (s->x->write && (!s->f->readable || s->f->fs.locks < 0))
+    if (s->x->write &&
+        (!s->f->readable || s->f->fs.locks < 0 || !(s->f->layout.caps & AMP_FS_LOCKED_RMW)))
         return 0;
     size_t runs = 1;
     MPI_Count data = p[i].len;

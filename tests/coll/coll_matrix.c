@@ -185,6 +185,12 @@ static void run(int shape, const char *fcoll, int naggr, const char *cb, int non
     MPI_Info_set(info, "cb_buffer_size", cb);
     MPI_Info_set(info, "romio_cb_write", "enable");
     MPI_Info_set(info, "romio_cb_read", "enable");
+    if (strcmp(fcoll, "stripe") == 0) { /* a layout by hints: 3 targets of 2 KiB stripes, and up
+                                         * to 2 aggregators per target (4 with 3 targets) */
+        MPI_Info_set(info, "striping_unit", "2048");
+        MPI_Info_set(info, "striping_factor", "3");
+        MPI_Info_set(info, "romio_lustre_co_ratio", "2");
+    }
     /* the round engine with and without overlap of file access and messages, alternately */
     static int configs;
     MPI_Info_set(info, "ampio_pipeline", configs++ % 2 ? "false" : "true");
@@ -279,17 +285,17 @@ int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
     const char *only = argc > 2 ? argv[2] : NULL;
-    const char *fcolls[] = {"two_phase", "dynamic_seg", "static_seg", "individual"};
+    const char *fcolls[] = {"two_phase", "dynamic_seg", "static_seg", "stripe", "individual"};
     int P = amptest_size;
     int naggrs[3] = {1, P > 2 ? 2 : P, P};
     for (int s = 0; s < NSHAPES; s++) {
         if (only && strcmp(only, shape_names[s]) != 0)
             continue;
-        for (int f = 0; f < 4; f++)
+        for (int f = 0; f < 5; f++)
             for (int a = 0; a < 3; a++) {
                 if (a > 0 && naggrs[a] == naggrs[a - 1])
                     continue;
-                if (f == 3 && a > 0)
+                if (f == 4 && a > 0)
                     continue; /* individual has no aggregators */
                 run(s, fcolls[f], naggrs[a], "4096", a == 1);
                 run(s, fcolls[f], naggrs[a], "16M", 0);

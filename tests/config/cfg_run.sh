@@ -92,7 +92,7 @@ EOF
     local env3=("AMPIO_CB_BUFFER_SIZE=3M" "AMPIO_FCOLL=dynamic_seg")
     local over="AMPIO_HINTS=cb_buffer_size=6M; ampio_fcoll=two_phase"
 
-    probe "defaults" -- expect:cb_buffer_size=16777216 expect:romio_ds_write=automatic \
+    probe "defaults" -- expect:cb_buffer_size=4194304 expect:romio_ds_write=automatic \
         expect:ampio_fcoll=auto expect:cb_nodes=0 expect:ind_rd_buffer_size=4194304
     probe "config file over defaults" "$conf" -- expect:cb_buffer_size=2097152 \
         expect:romio_ds_write=disable expect:ampio_fcoll=static_seg expect:cb_nodes=1 \
@@ -107,17 +107,31 @@ EOF
         hint:romio_ds_write=enable hint:ampio_fcoll=individual expect:cb_buffer_size=6291456 \
         expect:romio_ds_write=enable expect:ampio_fcoll=two_phase expect:cb_nodes=1
     probe "a config file that does not exist is no error" \
-        "AMPIO_CONFIG=$work/missing.conf" -- expect:cb_buffer_size=16777216
+        "AMPIO_CONFIG=$work/missing.conf" -- expect:cb_buffer_size=4194304
     probe "the user's config file" "AMPIO_CONFIG=" "XDG_CONFIG_HOME=$work/xdg" -- \
-        expect:cb_buffer_size=16777216
+        expect:cb_buffer_size=4194304
     mkdir -p "$work/xdg/ampio"
     cp "$work/ampio.conf" "$work/xdg/ampio/ampio.conf"
     probe "the user's config file" "AMPIO_CONFIG=" "XDG_CONFIG_HOME=$work/xdg" -- \
         expect:cb_buffer_size=2097152 expect:ampio_fcoll=static_seg
 
+    # keys for one file system (ampio-calibrate --save): the file's file system wins over the
+    # plain key, and the cycle buffer follows k
+    local mnt
+    mnt=$(df --output=target "$work" | tail -n 1)
+    printf 'ampio_saturation_k = 1M\nampio_saturation_k@%s = 2M\nampio_saturation_k@/no/such = 8M\n' \
+        "$mnt" >"$work/fs.conf"
+    probe "the k of the file's file system" "AMPIO_CONFIG=$work/fs.conf" -- \
+        expect:ampio_saturation_k=2097152 expect:cb_buffer_size=2097152
+    probe "the environment over the file system's k" "AMPIO_CONFIG=$work/fs.conf" \
+        AMPIO_SATURATION_K=3M -- expect:ampio_saturation_k=3145728
+    printf 'ampio_saturation_k = 1M\nampio_saturation_k@/no/such = 8M\n' >"$work/fs2.conf"
+    probe "another file system's k does not apply" "AMPIO_CONFIG=$work/fs2.conf" -- \
+        expect:ampio_saturation_k=1048576 expect:cb_buffer_size=1048576
+
     info --
     [ "$info_rc" -eq 0 ] || fail "ampio-info exited $info_rc"
-    shows cb_buffer_size 16M default
+    shows cb_buffer_size 0 default
     shows ampio_fcoll auto default
     grep -q "^config file: none" "$work/info.out" || fail "ampio-info does not say no config file"
     info "$conf" --
@@ -221,7 +235,8 @@ lenient() {
     probe "reserved hints clamped or ignored" AMPIO_EXPLAIN=1 -- hint:cb_buffer_size=1k \
         hint:cb_nodes=two hint:ind_wr_buffer_size=8 hint:romio_ds_write=maybe \
         hint:striping_unit=-1 expect:cb_buffer_size=4096 expect:cb_nodes=0 \
-        expect:ind_wr_buffer_size=8 expect:romio_ds_write=automatic expect:striping_unit=0
+        expect:ind_wr_buffer_size=8 expect:romio_ds_write=automatic \
+        "expect:ampio_layout=block size 4096x1"
     for note in "hint cb_buffer_size=1k is out of ampio's range \\[4096, [0-9]*\\]: 4096 used" \
         "hint cb_nodes=two ignored: expected an integer" "hint romio_ds_write=maybe ignored"; do
         grep -q "^ampio explain: hints of .*$note" "$work/probe.log" ||
@@ -251,7 +266,7 @@ lenient() {
     shows cb_buffer_size 2M ROMIO_HINTS
     shows ind_rd_buffer_size 49 ROMIO_HINTS
     probe "a ROMIO_HINTS file that does not exist is no error" \
-        "ROMIO_HINTS=$work/no-such.hints" -- expect:cb_buffer_size=16777216
+        "ROMIO_HINTS=$work/no-such.hints" -- expect:cb_buffer_size=4194304
 }
 
 setinfo() {
@@ -266,7 +281,7 @@ setinfo() {
     probe "set_info over the environment" AMPIO_CB_BUFFER_SIZE=3M -- set:cb_buffer_size=2M \
         expect:cb_buffer_size=2097152
     probe "set_info with foreign hints" -- set:some_other_library=on \
-        expect:cb_buffer_size=16777216 absent:some_other_library
+        expect:cb_buffer_size=4194304 absent:some_other_library
     probe "set_info then a collective write" -- set:ampio_fcoll=static_seg write \
         expect:ampio_fcoll=static_seg
 }
@@ -288,6 +303,15 @@ collective() {
         expect:cb_nodes=1 items:ampio_aggregators=1 expect:ampio_fcoll=two_phase
     probe "individual" -- hint:ampio_fcoll=individual write expect:ampio_fcoll=individual
     probe "automatic choice" -- write present:ampio_aggregators present:ampio_fcoll present:cb_nodes
+    # requests at least big_req_size on average skip aggregation, smaller ones do not
+    probe "big requests" -- hint:ampio_fcoll=two_phase hint:big_req_size=1 write \
+        expect:ampio_fcoll=individual
+    probe "small requests" -- hint:ampio_fcoll=two_phase hint:big_req_size=1G write \
+        expect:ampio_fcoll=two_phase
+    # stripe-contiguous domains with a layout by hints; get_info tells the layout in use
+    probe "stripe domains" -- hint:ampio_fcoll=stripe hint:striping_unit=4096 \
+        hint:striping_factor=3 write expect:ampio_fcoll=stripe expect:striping_unit=4096 \
+        expect:striping_factor=3 "expect:ampio_layout=hints 4096x3"
 }
 
 case "$scenario" in

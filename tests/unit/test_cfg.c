@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     setenv("AMPIO_CONFIG", "/nonexistent/ampio.conf", 1);
     amp_cfg_t cfg;
     UNIT_EQ(amp_cfg_load(&cfg, MPI_INFO_NULL), MPI_SUCCESS);
-    UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_CB_BUFFER_SIZE), 16 << 20);
+    UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_CB_BUFFER_SIZE), 0); /* the cycle buffer follows from k */
     UNIT_EQ(cfg.src[AMP_CFG_CB_BUFFER_SIZE], AMP_CFG_SRC_DEFAULT);
     UNIT_EQ(amp_cfg_num(&cfg, AMP_CFG_ROMIO_DS_WRITE), AMP_CFG_AUTOMATIC);
     amp_cfg_free(&cfg);
