@@ -8,6 +8,7 @@
 # coll_layout (striping hints set a new file's layout, read back through ceph.file.layout, and
 # get_info reports it); coll_trace (stripe-contiguous domains: each aggregator on its own targets,
 # whole stripes, no stripe written by two aggregators). BINDIR holds the test programs.
+# STRIPE_LAYOUTS="UNIT COUNT OBJECT;..." runs other layouts.
 set -u
 . "$1"
 cluster=$2 bin=$3 np=$4
@@ -30,7 +31,8 @@ compare='d=$1; s=0; for f in "$d"/native/*; do b=$(basename "$f");
   if [ -f "$d/native/native-defects.txt" ] && grep -qxF "$b" "$d/native/native-defects.txt"; then continue; fi
   cmp -s "$f" "$d/ampio/$b" || { echo "differs: $b"; s=1; }; done; exit $s'
 
-for layout in "65536 1 4194304" "65536 3 1048576" "262144 3 786432" "1048576 2 4194304"; do
+IFS=';' read -r -a layouts <<<"${STRIPE_LAYOUTS:-65536 1 4194304;65536 3 1048576;262144 3 786432;1048576 2 4194304}"
+for layout in "${layouts[@]}"; do
     set -- $layout
     unit=$1 count=$2 object=$3
     d=$root/u$unit.c$count.o$object
