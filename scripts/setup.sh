@@ -1,24 +1,54 @@
 #!/usr/bin/env bash
 # Installs what ampio needs on Debian 12 (only what is missing) and builds ampio for both MPI
 # families: build/openmpi and build/mpich. Safe to run again.
+#
+#   setup.sh [--tests] [--cluster]
+#
+# --tests also builds mpi4py against each family (its I/O tests run on ampio; a few minutes the
+# first time); --cluster also installs the Ceph packages of the emulated cluster
+# (scripts/cluster.sh). With --cluster alone nothing is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# the MPI families, and the clients the tests run on ampio (HDF5, PnetCDF, Fortran)
-packages="build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich \
-python3 python3-venv gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools libpnetcdf-dev \
-pnetcdf-bin"
-missing=""
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+tests=0 cluster=0 build=1
+for arg in "$@"; do
+    case $arg in
+    --tests) tests=1 ;;
+    --cluster) cluster=1 ;;
+    *)
+        echo "setup: unknown option $arg (--tests, --cluster)" >&2
+        exit 2
+        ;;
+    esac
 done
-if [ -n "$missing" ]; then
-    sudo=""
+[ $# -eq 1 ] && [ $cluster -eq 1 ] && build=0
+
+install_missing() {
+    local missing="" p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    [ -n "$missing" ] || return 0
+    local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
     echo "setup: installing$missing"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+    $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+        --no-install-recommends $missing
+}
+
+if [ $cluster -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
+    echo "setup: NOTE: the emulated cluster needs root; its packages are not installed"
+elif [ $cluster -eq 1 ]; then
+    # the emulated cluster's file system and the tools it uses (namespaces, traffic control)
+    install_missing ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse iproute2 util-linux
 fi
+[ $build -eq 1 ] || exit 0
+
+# the MPI families, and the clients the tests run on ampio (HDF5, PnetCDF, Fortran)
+install_missing build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich \
+    python3 python3-venv gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools libpnetcdf-dev \
+    pnetcdf-bin
 
 for family in openmpi mpich; do
     cmake -S . -B "build/$family" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -30,6 +60,7 @@ done
 # mpi4py built against each family (the tests run its own I/O test module on ampio), and that
 # module from the same source distribution. Without network this is skipped with a note, and
 # the mpi4py tests report SKIP.
+[ $tests -eq 1 ] || exit 0
 mpi4py_version=4.1.2
 if [ ! -f build/mpi4py-src/test/test_io.py ]; then
     rm -rf build/mpi4py-dl && mkdir -p build/mpi4py-dl

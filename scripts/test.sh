@@ -2,7 +2,7 @@
 # Sets up (scripts/setup.sh) and runs every test on both MPI families.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests --cluster
 status=0
 for family in openmpi mpich; do
     echo "=== tests on $family ==="
