@@ -77,7 +77,11 @@ int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
     }
     if (c->rank == first)
         p->mine = 0;
-    if (is_member || c->rank == first)
+    if (is_member || c->rank == first) {
         p->nwork = 1;
+    } else { /* no part in the group's work: amp_coll_plan_free sees no work to free */
+        free(w->members);
+        w->members = NULL;
+    }
     return MPI_SUCCESS;
 }

@@ -139,9 +139,16 @@ static int amp_err_make(int cls, const char *msg)
     amp_err_probe();
     int code;
     if (amp_err_mpich) {
+        /* MPICH's error stack turns a message of many bytes outside ASCII (a UTF-8 file name of
+         * a hundred characters) into a code of no predefined class: such bytes become '?' */
+        char ascii[AMP_ERR_MSG_MAX];
+        size_t i = 0;
+        for (; msg[i] && i + 1 < sizeof(ascii); i++)
+            ascii[i] = (unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] > 0x7e ? '?' : msg[i];
+        ascii[i] = '\0';
         code = amp_err_mpich(MPI_SUCCESS, 0, "ampio", 0, cls,
                              amp_err_is_io_class(cls) ? "**io" : "**arg",
-                             amp_err_is_io_class(cls) ? "**io %s" : "**arg %s", msg);
+                             amp_err_is_io_class(cls) ? "**io %s" : "**arg %s", ascii);
     } else {
         char full[AMP_ERR_MSG_MAX + 64];
         snprintf(full, sizeof(full), "%s: ampio: %s", amp_err_class_name(cls), msg);

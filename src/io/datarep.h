@@ -49,8 +49,10 @@ int amp_datarep_size(const amp_datarep_t *rep, MPI_Datatype type, amp_dt_t *nati
 int amp_datarep_encode(const amp_datarep_t *rep, const void *buf, MPI_Datatype type, amp_dt_t *dt,
                        MPI_Count count, void *stream);
 
-/* Converts the first `stream_bytes` of `stream` back into items at `buf`; only whole items
- * that were read are stored. */
+/* Converts the first `stream_bytes` of `stream` back into items at `buf`. Only what was read
+ * whole is stored: whole elements for external32 (a read past the end of file returns the
+ * elements it got, as for native data), whole items for registered representations (their
+ * conversion functions take items). */
 int amp_datarep_decode(const amp_datarep_t *rep, void *buf, MPI_Datatype type, amp_dt_t *dt,
                        MPI_Count count, const void *stream, MPI_Count stream_bytes);
 

@@ -137,6 +137,15 @@ static void bad_names(void)
     open_fails(dir, MPI_MODE_RDWR, MPI_INFO_NULL, MPI_ERR_BAD_FILE, NULL,
                "a directory opened for writing");
 
+    /* a name of many non-ASCII characters (UTF-8) keeps its class: MPICH's error stack once
+     * turned the message into a code of no predefined class */
+    char accented[1024] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(accented, "\xc3\xa9");
+    snprintf(path, sizeof(path), "%s/%s", in_dir("no-such-dir"), accented);
+    open_fails(path, MPI_MODE_RDONLY, MPI_INFO_NULL, MPI_ERR_NO_SUCH_FILE, NULL,
+               "a missing file of a long UTF-8 name");
+
     /* a prefix that names no file system is part of a name whose directory does not exist */
     snprintf(path, sizeof(path), "nosuchfs:%s", in_dir("prefixed.dat"));
     MPI_File fh;
