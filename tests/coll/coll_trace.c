@@ -270,6 +270,16 @@ static void run_sieve(const char *fcoll, int ds)
         amptest_ok(MPI_File_sync(fh), "sync");
         MPI_Barrier(MPI_COMM_WORLD);
         amptest_ok(MPI_File_sync(fh), "sync");
+        /* CephFS through ceph-fuse serves a locked read from its cache: no read-modify-write */
+        MPI_Info used;
+        char layout[MPI_MAX_INFO_VAL + 1] = "";
+        int flag = 0;
+        if (amptest_under_ampio() && MPI_File_get_info(fh, &used) == MPI_SUCCESS) {
+            MPI_Info_get(used, "ampio_layout", MPI_MAX_INFO_VAL, layout, &flag);
+            MPI_Info_free(&used);
+        }
+        if (flag && strncmp(layout, "cephfs", 6) == 0)
+            ds = 0;
         amptest_ok(MPI_File_set_view(fh, (MPI_Offset)r * 40, MPI_INT, ft, "native", info),
                    "set_view");
         amptest_ok(MPI_File_write_all(fh, data, n, MPI_INT, &st), "write_all");
