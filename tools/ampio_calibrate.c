@@ -66,28 +66,46 @@ static int parse_size(const char *text, long long *out)
     return 0;
 }
 
-/* Writes `size` bytes sequentially into a fresh file `reps` times; returns the best MB/s. */
-static double measure(const options_t *o, long long size, int id, char *buf)
+/* A fresh scratch file under the directory, made with O_EXCL under a name no one can predict
+ * (a link planted in a shared directory is never followed) and unlinked at once, so that
+ * nothing is left behind even when the run is killed. */
+static int scratch_open(const options_t *o)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/.ampio-calibrate.%d.%d", o->dir, (int)getpid(), id);
+    int fd = -1;
+    if (o->use_direct) {
+        snprintf(path, sizeof(path), "%s/.ampio-calibrate.XXXXXX", o->dir);
+        fd = mkostemp(path, O_DIRECT);
+    }
+    if (fd < 0) { /* without O_DIRECT, or the file system refuses it */
+        snprintf(path, sizeof(path), "%s/.ampio-calibrate.XXXXXX", o->dir);
+        fd = mkostemp(path, 0);
+    }
+    if (fd < 0) {
+        fprintf(stderr, "ampio-calibrate: cannot create a file in %s: %s\n", o->dir,
+                strerror(errno));
+        exit(2);
+    }
+    unlink(path);
+    return fd;
+}
+
+/* Writes `size` bytes sequentially into a fresh file `reps` times; returns the best MB/s. */
+static double measure(const options_t *o, long long size, char *buf)
+{
     double best = 0;
     for (int rep = 0; rep < o->reps; rep++) {
-        int flags = O_CREAT | O_TRUNC | O_WRONLY | (o->use_direct ? O_DIRECT : 0);
-        int fd = open(path, flags, 0600);
-        if (fd < 0 && o->use_direct) /* the file system refuses O_DIRECT */
-            fd = open(path, flags & ~O_DIRECT, 0600);
-        if (fd < 0) {
-            fprintf(stderr, "ampio-calibrate: cannot create %s: %s\n", path, strerror(errno));
-            exit(2);
-        }
+        int fd = scratch_open(o);
         double t0 = now();
         long long done = 0;
         while (done < size) {
             long long chunk = size - done < 4 * MIB ? size - done : 4 * MIB;
             ssize_t w = write(fd, buf, (size_t)chunk);
+            if (w < 0 && errno == EINTR)
+                continue;
             if (w <= 0) {
-                fprintf(stderr, "ampio-calibrate: writing %s: %s\n", path, strerror(errno));
+                fprintf(stderr, "ampio-calibrate: writing in %s: %s\n", o->dir,
+                        w < 0 ? strerror(errno) : "no progress");
                 exit(2);
             }
             done += w;
@@ -100,33 +118,60 @@ static double measure(const options_t *o, long long size, int id, char *buf)
         if (bw > best)
             best = bw;
     }
-    unlink(path);
     return best;
 }
 
-/* `procs` processes write `size` each at once; returns the aggregate MB/s (best of reps). */
+/* `procs` processes write `size` each at once; returns the aggregate MB/s (best of reps). A
+ * process that cannot be started ends the run with an error rather than a wait for its
+ * result. */
 static double measure_together(const options_t *o, long long size, char *buf)
 {
     int pipes[2];
-    if (pipe(pipes) != 0)
-        return 0;
+    if (pipe(pipes) != 0) {
+        fprintf(stderr, "ampio-calibrate: pipe: %s\n", strerror(errno));
+        exit(2);
+    }
+    int started = 0, failed = 0;
     for (int p = 0; p < o->procs; p++) {
-        if (fork() == 0) {
-            double bw = measure(o, size, p, buf);
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "ampio-calibrate: cannot start process %d of %d: %s\n", p + 1, o->procs,
+                    strerror(errno));
+            failed = 1;
+            break;
+        }
+        if (pid == 0) {
+            close(pipes[0]);
+            double bw = measure(o, size, buf);
             if (write(pipes[1], &bw, sizeof(bw)) != sizeof(bw))
                 _exit(1);
             _exit(0);
         }
+        started++;
     }
+    close(pipes[1]); /* a child that dies without writing ends the read below */
     double sum = 0;
-    for (int p = 0; p < o->procs; p++) {
+    for (int p = 0; p < started; p++) {
         double bw = 0;
-        if (read(pipes[0], &bw, sizeof(bw)) == sizeof(bw))
+        ssize_t n;
+        do
+            n = read(pipes[0], &bw, sizeof(bw));
+        while (n < 0 && errno == EINTR);
+        if (n == sizeof(bw))
             sum += bw;
-        wait(NULL);
+        else
+            failed = 1;
+    }
+    for (int p = 0; p < started; p++) {
+        int status = 0;
+        if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed = 1;
     }
     close(pipes[0]);
-    close(pipes[1]);
+    if (failed) {
+        fprintf(stderr, "ampio-calibrate: a measuring process failed\n");
+        exit(2);
+    }
     return sum;
 }
 
@@ -183,9 +228,15 @@ static int save_k(const char *path, const char *key, long long k)
 {
     char tmp[4200], line[8192];
     snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-    FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
-    if (!out)
+    /* O_EXCL and O_NOFOLLOW: never through a link planted under the temporary name */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
+    FILE *in = fopen(path, "r");
     if (in) {
         while (fgets(line, sizeof(line), in))
             if (!line_sets(line, key))
@@ -335,7 +386,7 @@ int main(int argc, char **argv)
            o.use_direct ? ", O_DIRECT" : "", o.procs);
     for (int i = 0; i < n; i++) {
         fprintf(stderr, "\r  measuring %d/%d (%lld KiB)   ", i + 1, n, sizes[i] / KIB);
-        one[i] = measure(&o, sizes[i], 0, buf);
+        one[i] = measure(&o, sizes[i], buf);
         many[i] = o.procs > 1 ? measure_together(&o, sizes[i], buf) : one[i];
     }
     fprintf(stderr, "\r%40s\r", "");

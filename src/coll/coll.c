@@ -358,6 +358,22 @@ int amp_coll_info(amp_file_t *f, MPI_Info info)
     return rc;
 }
 
+/* `text` as a JSON string: quotes, backslashes and control characters escaped (a file name may
+ * hold any byte but '/' and NUL). */
+static void amp_coll_json_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
 void amp_coll_stats_report(amp_file_t *f)
 {
     struct amp_coll_state *s = f->coll;
@@ -378,10 +394,11 @@ void amp_coll_stats_report(amp_file_t *f)
     if (!out)
         return;
     long long plans = (long long)amp_coll_auto_plans(s->autosel);
-    if (json)
-        fprintf(out, "{\"file\":\"%s\",\"nprocs\":%d,\"aggregator_plans\":%lld,\"calls\":[",
-                f->path, f->nprocs, plans);
-    else if (plans > 0)
+    if (json) {
+        fputs("{\"file\":", out);
+        amp_coll_json_string(out, f->path);
+        fprintf(out, ",\"nprocs\":%d,\"aggregator_plans\":%lld,\"calls\":[", f->nprocs, plans);
+    } else if (plans > 0)
         fprintf(out, "ampio stats \"%s\": %lld aggregator plan(s) made\n", f->path, plans);
     int first = 1;
     for (int i = 0; i < N; i++) {
@@ -510,8 +527,8 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     amp_coll_describe(&c, &mine);
     if (c.gbytes == 0)
         return MPI_SUCCESS;
-    if (!io->write)
-        amp_fs_size(&f->fs, &c.file_size);
+    /* a size this rank cannot learn fails the call, after the protocol (the others wait) */
+    int size_rc = io->write ? MPI_SUCCESS : amp_fs_size(&f->fs, &c.file_size);
 
     int fcoll = amp_coll_choose(f, &c, io->write);
     f->coll->owners_first[io->write] = fcoll == AMP_FCOLL_INDIVIDUAL;
@@ -548,7 +565,7 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     }
     c.count.t_total = MPI_Wtime() - t0;
     amp_coll_record(&c, fcoll);
-    return rc;
+    return rc != MPI_SUCCESS ? rc : size_rc;
 }
 
 /* Owners first. When the owners made the last call of this direction, a rank whose data form

@@ -40,6 +40,22 @@ int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *
     return rc;
 }
 
+int amp_agree_same_n(MPI_Comm comm, const uint64_t *values, int n, int *same)
+{
+    if (n > 4)
+        n = 4;
+    uint64_t in[8] = {0}, out[8] = {0};
+    for (int i = 0; i < n; i++) {
+        in[2 * i] = values[i];
+        in[2 * i + 1] = ~values[i];
+    }
+    int rc = amp_task_allreduce(in, out, 2 * n, MPI_UINT64_T, MPI_MAX, comm);
+    *same = rc == MPI_SUCCESS;
+    for (int i = 0; i < 2 * n; i++)
+        *same &= out[i] == in[i];
+    return rc;
+}
+
 int amp_agree_same(MPI_Comm comm, uint64_t value, int *same)
 {
     int any;

@@ -13,6 +13,9 @@ int amp_agree(MPI_Comm comm, int code);
 /* Sets `*same` to whether `value` is equal on every rank. */
 int amp_agree_same(MPI_Comm comm, uint64_t value, int *same);
 
+/* Sets `*same` to whether each of the `n` (at most 4) values is equal on every rank. */
+int amp_agree_same_n(MPI_Comm comm, const uint64_t *values, int n, int *same);
+
 /* The same, and sets `*any` to whether `flag` is true on some rank (one reduction for both). */
 int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any);
 

@@ -316,6 +316,13 @@ static void amp_cfg_file_read(void)
         }
         kv->key = strdup(key);
         kv->value = strdup(value);
+        if (!kv->key || !kv->value || (at && !kv->mount)) {
+            /* out of memory: without its mount an entry would apply everywhere, drop it */
+            free(kv->key);
+            free(kv->value);
+            free(kv->mount);
+            amp_cfg_file_n--;
+        }
     }
     fclose(f);
 }

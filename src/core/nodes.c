@@ -14,6 +14,9 @@ typedef struct amp_layout {
     int *node;
 } amp_layout_t;
 
+/* Layouts of the groups files were opened on, most recently used first. A program that opens
+ * files on ever new communicators keeps only the last few. */
+#define AMP_NODES_KEEP 16
 static amp_layout_t *amp_layouts;
 static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -42,12 +45,18 @@ static int amp_nodes_find(const int *world, int n, int *node, int *nnodes)
 {
     int found = 0;
     pthread_mutex_lock(&amp_layouts_lock);
-    for (amp_layout_t *l = amp_layouts; l && !found; l = l->next)
+    for (amp_layout_t **at = &amp_layouts; *at && !found; at = &(*at)->next) {
+        amp_layout_t *l = *at;
         if (l->n == n && memcmp(l->world, world, (size_t)n * sizeof(int)) == 0) {
             memcpy(node, l->node, (size_t)n * sizeof(int));
             *nnodes = l->nnodes;
             found = 1;
+            *at = l->next; /* to the front */
+            l->next = amp_layouts;
+            amp_layouts = l;
+            break;
         }
+    }
     pthread_mutex_unlock(&amp_layouts_lock);
     return found;
 }
@@ -67,7 +76,20 @@ static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
     pthread_mutex_lock(&amp_layouts_lock);
     l->next = amp_layouts;
     amp_layouts = l;
+    amp_layout_t *old = l;
+    for (int kept = 1; old && kept < AMP_NODES_KEEP; kept++)
+        old = old->next;
+    amp_layout_t *drop = old ? old->next : NULL;
+    if (old)
+        old->next = NULL;
     pthread_mutex_unlock(&amp_layouts_lock);
+    while (drop) {
+        amp_layout_t *next = drop->next;
+        free(drop->world);
+        free(drop->node);
+        free(drop);
+        drop = next;
+    }
 }
 
 /* The lowest rank of each rank's node, from MPI_Comm_split_type. */

@@ -169,7 +169,8 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         } else {
             MPI_Offset shared = 0;
             rc = amp_sfp_get(f, &shared);
-            disp = amp_view_offset(&f->view, (MPI_Count)shared * f->view.esize);
+            if (rc == MPI_SUCCESS)
+                rc = amp_view_etype_offset(&f->view, shared, &disp, "MPI_File_set_view");
         }
     }
     amp_view_t view;
@@ -245,10 +246,14 @@ static int amp_file_seek_target(amp_file_t *f, MPI_Offset current, MPI_Offset of
                        "MPI_SEEK_END",
                        routine, whence);
     }
-    if (base + offset < 0)
+    MPI_Offset to = 0;
+    if (__builtin_add_overflow(base, offset, &to))
+        return amp_err(MPI_ERR_ARG, "%s: %lld + %lld etypes overflows", routine, (long long)base,
+                       (long long)offset);
+    if (to < 0)
         return amp_err(MPI_ERR_ARG, "%s: the new position %lld is before the start of the view",
-                       routine, (long long)(base + offset));
-    *target = base + offset;
+                       routine, (long long)to);
+    *target = to; /* an access from a position past the largest offset fails (amp_view_range) */
     return MPI_SUCCESS;
 }
 
@@ -269,9 +274,16 @@ int amp_file_seek(amp_file_t *f, MPI_Offset offset, int whence)
 int amp_file_seek_shared(amp_file_t *f, MPI_Offset offset, int whence)
 {
     int rc = amp_sfp_sync(f); /* deferred shared pointer writes take their place first */
-    if (rc == MPI_SUCCESS)
-        rc = amp_file_same(f, (uint64_t)offset * 4 + (uint64_t)whence, "MPI_File_seek_shared",
-                           "the offset or whence");
+    if (rc == MPI_SUCCESS) {  /* both compared as they are: no hash of the two can collide */
+        uint64_t args[2] = {(uint64_t)offset, (uint64_t)(int64_t)whence};
+        int same = 0;
+        rc = amp_agree_same_n(f->comm, args, 2, &same);
+        if (rc == MPI_SUCCESS && !same)
+            rc = amp_err(MPI_ERR_NOT_SAME,
+                         "MPI_File_seek_shared on \"%s\": the offset or whence differs between "
+                         "ranks",
+                         f->path);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     if (f->rank == 0) {
@@ -298,6 +310,5 @@ int amp_file_get_byte_offset(amp_file_t *f, MPI_Offset offset, MPI_Offset *disp)
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "MPI_File_get_byte_offset: \"%s\" was opened MPI_MODE_SEQUENTIAL", f->path);
-    *disp = amp_view_offset(&f->view, (MPI_Count)offset * f->view.esize);
-    return MPI_SUCCESS;
+    return amp_view_etype_offset(&f->view, offset, disp, "MPI_File_get_byte_offset");
 }

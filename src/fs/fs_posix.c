@@ -174,7 +174,11 @@ int amp_fs_allocate(amp_fs_t *fs, MPI_Offset size)
 
 int amp_fs_sync(amp_fs_t *fs)
 {
-    if (fsync(fs->fd) != 0 && errno != EINVAL && errno != EROFS)
+    int rc;
+    do
+        rc = fsync(fs->fd);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0 && errno != EINVAL && errno != EROFS)
         return amp_err_errno(errno, "cannot flush \"%s\" to storage", fs->path);
     return MPI_SUCCESS;
 }

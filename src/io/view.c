@@ -144,6 +144,49 @@ MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos)
            (MPI_Offset)(rem - ft->prefix[lo]);
 }
 
+/* The offset just past the data of copy `inst` of the filetype, or -1 past MPI_Offset. */
+static MPI_Offset amp_view_copy_end(const amp_view_t *v, MPI_Count inst)
+{
+    const amp_dt_t *ft = v->ft;
+    MPI_Offset end = 0, at = 0;
+    for (size_t i = 0; i < ft->segs.n; i++)
+        if (ft->segs.v[i].off + (MPI_Offset)ft->segs.v[i].len > end)
+            end = ft->segs.v[i].off + (MPI_Offset)ft->segs.v[i].len;
+    if (__builtin_mul_overflow(inst, (MPI_Offset)ft->extent, &at) ||
+        __builtin_add_overflow(at, end, &at) || __builtin_add_overflow(at, v->disp, &at) || at < 0)
+        return -1;
+    return at;
+}
+
+int amp_view_range(const amp_view_t *v, MPI_Offset etypes, MPI_Count bytes, MPI_Count *pos,
+                   const char *routine)
+{
+    MPI_Count end = 0;
+    int wrapped = etypes < 0 || __builtin_mul_overflow(etypes, v->esize, pos);
+    if (bytes == 0) { /* nothing moves: no offset is computed from the position */
+        if (wrapped)
+            *pos = 0;
+        return MPI_SUCCESS;
+    }
+    if (wrapped || __builtin_add_overflow(*pos, bytes, &end) ||
+        (v->ft->size > 0 && amp_view_copy_end(v, (end - 1) / v->ft->size) < 0))
+        return amp_err(MPI_ERR_ARG,
+                       "%s: %lld bytes at etype %lld of %lld bytes lie beyond the largest file "
+                       "offset (2^63 - 1 bytes)",
+                       routine, (long long)bytes, (long long)etypes, (long long)v->esize);
+    return MPI_SUCCESS;
+}
+
+int amp_view_etype_offset(const amp_view_t *v, MPI_Offset etypes, MPI_Offset *off,
+                          const char *routine)
+{
+    MPI_Count pos = 0;
+    int rc = amp_view_range(v, etypes, 1, &pos, routine);
+    if (rc == MPI_SUCCESS)
+        *off = amp_view_offset(v, pos);
+    return rc;
+}
+
 /* Bytes of one copy of the filetype that lie below `r` (relative to the copy). */
 static MPI_Count amp_view_bytes_below(const amp_dt_t *ft, MPI_Offset r)
 {

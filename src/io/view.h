@@ -19,6 +19,16 @@ int amp_view_has_holes(const amp_view_t *v);
 /* Absolute file offset of data byte `pos` of the view. */
 MPI_Offset amp_view_offset(const amp_view_t *v, MPI_Count pos);
 
+/* Checks that view positions [pos, pos + bytes) starting at etype `etypes` of the view (pos =
+ * etypes * esize, computed here) map to file offsets that fit in MPI_Offset: a sum or product
+ * that wrapped round would place data at the wrong offset. Sets `*pos`; MPI_ERR_ARG otherwise. */
+int amp_view_range(const amp_view_t *v, MPI_Offset etypes, MPI_Count bytes, MPI_Count *pos,
+                   const char *routine);
+
+/* The absolute file offset of etype `etypes` of the view, or MPI_ERR_ARG past MPI_Offset. */
+int amp_view_etype_offset(const amp_view_t *v, MPI_Offset etypes, MPI_Offset *off,
+                          const char *routine);
+
 /* Number of data bytes of the view that lie before absolute file offset `off`. */
 MPI_Count amp_view_bytes_before(const amp_view_t *v, MPI_Offset off);
 /* How many of the view positions [from, to) lie below file offset `off` (exact even where

@@ -186,13 +186,17 @@ int amp_op_access(amp_file_t *f, const amp_op_access_t *a, MPI_Status *status)
     }
     }
 
+    MPI_Count pos = 0;
+    if (rc == MPI_SUCCESS && !deferred)
+        rc = amp_view_range(&f->view, start, bytes, &pos, a->routine);
+
     int collective = a->collective; /* ordered accesses too: their positions are known now */
     int agreed = 0;                 /* the collective layer knows every rank succeeded */
     if (deferred)
         done = bytes;
     else if (collective || rc == MPI_SUCCESS) {
-        int mrc = amp_op_move(f, a, mdt, (MPI_Count)start * esize, rc == MPI_SUCCESS ? bytes : 0,
-                              collective, rc != MPI_SUCCESS, &done, &agreed);
+        int mrc = amp_op_move(f, a, mdt, pos, rc == MPI_SUCCESS ? bytes : 0, collective,
+                              rc != MPI_SUCCESS, &done, &agreed);
         if (rc == MPI_SUCCESS)
             rc = mrc;
     }

@@ -20,6 +20,7 @@
 #include "core/err.h"
 #include "core/task.h"
 #include "io/datarep.h"
+#include "io/view.h"
 #include "io/xfer.h"
 #include "sharedfp/sfp_deferred.h"
 
@@ -175,23 +176,22 @@ static int amp_sfp_by_place(const void *pa, const void *pb)
 static int amp_sfp_deferred_copy(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t local, int64_t len,
                                  int64_t at)
 {
-    MPI_Count esize = s->f->view.esize, bytes = (MPI_Count)len * esize;
+    MPI_Count esize = s->f->view.esize, bytes = (MPI_Count)len * esize, pos = 0;
+    int rc = amp_view_range(&s->f->view, at, bytes, &pos, "placing shared file pointer data");
+    if (rc != MPI_SUCCESS)
+        return rc;
     char *buf = malloc((size_t)bytes);
     if (!buf)
         return amp_err(MPI_ERR_NO_MEM, "out of memory merging %lld bytes", (long long)bytes);
     amp_dt_t *byte_dt = NULL;
     amp_sfp_store_lock(m->store);
-    int rc = amp_sfp_store_read(m->store, buf, (size_t)bytes, local);
+    rc = amp_sfp_store_read(m->store, buf, (size_t)bytes, local);
     amp_sfp_store_unlock(m->store);
     if (rc == MPI_SUCCESS)
         rc = amp_dt_get(MPI_BYTE, &byte_dt);
     if (rc == MPI_SUCCESS) {
-        amp_xfer_t x = {.f = s->f,
-                        .write = 1,
-                        .pos = (MPI_Count)at * esize,
-                        .nbytes = bytes,
-                        .mem = buf,
-                        .mdt = byte_dt};
+        amp_xfer_t x = {
+            .f = s->f, .write = 1, .pos = pos, .nbytes = bytes, .mem = buf, .mdt = byte_dt};
         MPI_Count done = 0;
         rc = amp_xfer(&x, &done);
         if (rc == MPI_SUCCESS && done != bytes)

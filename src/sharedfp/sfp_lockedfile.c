@@ -59,6 +59,30 @@ static int amp_sfp_locked_fcntl(int fd, short type)
     return MPI_SUCCESS;
 }
 
+/* Reads (or writes) up to `len` bytes at offset 0, retrying after signals and short transfers;
+ * the bytes moved, fewer only at the end of the file, or -1 with errno set. */
+static ssize_t amp_sfp_locked_io(int write, int fd, void *buf, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write ? pwrite(fd, (char *)buf + done, len - done, (off_t)done)
+                          : pread(fd, (char *)buf + done, len - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            if (write) {
+                errno = ENOSPC;
+                return -1;
+            }
+            break;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
 /* Runs one read-modify-write: value' = replace ? arg : value + arg. `create` says whether a
  * missing side file must be made (a pure read, or a write of 0, finds it unnecessary). */
 static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int create,
@@ -78,7 +102,7 @@ static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int 
     rc = amp_sfp_locked_fcntl(m->fd, F_WRLCK);
     if (rc == MPI_SUCCESS) {
         MPI_Offset value = 0;
-        ssize_t got = pread(m->fd, &value, sizeof(value), 0);
+        ssize_t got = amp_sfp_locked_io(0, m->fd, &value, sizeof(value));
         if (got < 0)
             rc = amp_err_errno(errno, "cannot read the shared file pointer side file");
         else if (got < (ssize_t)sizeof(value))
@@ -86,7 +110,7 @@ static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int 
         *before = value;
         MPI_Offset after = replace ? arg : value + arg;
         if (rc == MPI_SUCCESS && after != value &&
-            pwrite(m->fd, &after, sizeof(after), 0) != (ssize_t)sizeof(after))
+            amp_sfp_locked_io(1, m->fd, &after, sizeof(after)) != (ssize_t)sizeof(after))
             rc = amp_err_errno(errno, "cannot write the shared file pointer side file");
         amp_sfp_locked_fcntl(m->fd, F_UNLCK);
     }

@@ -345,13 +345,58 @@ static void handles(void)
     }
 }
 
+/* Offsets whose byte offset does not fit in MPI_Offset: 2^61 etypes of 8 bytes is 2^64, which
+ * wrapped round to byte 0. Nothing may be written anywhere, and the pointers stay. */
+static void overflow(void)
+{
+    MPI_File fh = open_block(MPI_MODE_RDWR);
+    MPI_Offset big = (MPI_Offset)1 << 61, pos = -1;
+    unsigned char buf[BLOCK];
+    amptest_ok(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL),
+               "set_view of doubles");
+    amptest_class(MPI_File_write_at(fh, big, mine, BLOCK / 8, MPI_DOUBLE, MPI_STATUS_IGNORE),
+                  MPI_ERR_ARG, "write_at at 2^61 doubles");
+    amptest_class(MPI_File_read_at(fh, big, buf, BLOCK / 8, MPI_DOUBLE, MPI_STATUS_IGNORE),
+                  MPI_ERR_ARG, "read_at at 2^61 doubles");
+    amptest_class(MPI_File_write_at(fh, ((MPI_Offset)1 << 60) - 1, mine, BLOCK / 8, MPI_DOUBLE,
+                                    MPI_STATUS_IGNORE),
+                  MPI_ERR_ARG, "write_at whose end passes 2^63 bytes");
+    errtest_class_all(MPI_COMM_WORLD,
+                      MPI_File_write_at_all(fh, big + amptest_rank, mine, BLOCK / 8, MPI_DOUBLE,
+                                            MPI_STATUS_IGNORE),
+                      MPI_ERR_ARG, "write_at_all at 2^61 doubles");
+    /* one rank past the end: every rank fails (the others may have written their own blocks
+     * again) */
+    errtest_class_all(MPI_COMM_WORLD,
+                      MPI_File_write_at_all(fh, amptest_rank == 0 ? big : amptest_rank * BLOCK / 8,
+                                            mine, BLOCK / 8, MPI_DOUBLE, MPI_STATUS_IGNORE),
+                      MPI_ERR_ARG, "write_at_all at 2^61 doubles on rank 0");
+    amptest_class(MPI_File_get_byte_offset(fh, big, &pos), MPI_ERR_ARG,
+                  "get_byte_offset of 2^61 doubles");
+    amptest_ok(MPI_File_seek(fh, big, MPI_SEEK_SET), "seek to 2^61 doubles");
+    amptest_class(MPI_File_write(fh, mine, BLOCK / 8, MPI_DOUBLE, MPI_STATUS_IGNORE), MPI_ERR_ARG,
+                  "write at the pointer 2^61 doubles");
+    amptest_ok(MPI_File_get_position(fh, &pos), "get_position");
+    amptest_check(pos == big, "a failed write moved the pointer from 2^61 to %lld", (long long)pos);
+    amptest_class(MPI_File_seek(fh, INT64_MAX, MPI_SEEK_CUR), MPI_ERR_ARG,
+                  "seek whose sum overflows");
+    /* a view displacement near the top: the first etype fits, the data does not */
+    amptest_ok(MPI_File_set_view(fh, INT64_MAX - 4, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+               "set_view near the largest offset");
+    amptest_class(MPI_File_write_at(fh, 0, mine, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE), MPI_ERR_ARG,
+                  "write_at past the largest offset through the displacement");
+    amptest_ok(MPI_File_close(&fh), "close");
+    blocks_intact("after offsets past the largest one");
+}
+
 int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
     make_blocks();
     static const errtest_part_t parts[] = {
         {"rdonly", read_only}, {"sequential", sequential}, {"offsets", offsets_and_counts},
-        {"types", datatypes},  {"datarep", datareps},      {"handles", handles}};
+        {"types", datatypes},  {"datarep", datareps},      {"handles", handles},
+        {"overflow", overflow}};
     errtest_run_parts(argc, argv, parts, sizeof(parts) / sizeof(parts[0]));
     return amptest_finish();
 }

@@ -173,6 +173,16 @@ static void sizes_and_flags(void)
         amptest_check(flag == 0, "a failed set_atomicity changed the flag to %d", flag);
         rc = MPI_File_seek_shared(fh, bad ? 8 : 0, MPI_SEEK_SET);
         errtest_class_all(MPI_COMM_WORLD, rc, MPI_ERR_NOT_SAME, "seek_shared, differs on one rank");
+        /* offset and whence differ, and offset * 4 + whence is the same on every rank (with
+         * MPI_SEEK_SET 600 and MPI_SEEK_END 604): each is compared, not a sum of them */
+        MPI_Offset step = (MPI_SEEK_END - MPI_SEEK_SET) / 4;
+        rc = MPI_File_seek_shared(fh, bad ? 1 : 1 + step, bad ? MPI_SEEK_END : MPI_SEEK_SET);
+        errtest_class_all(MPI_COMM_WORLD, rc, MPI_ERR_NOT_SAME,
+                          "seek_shared, offset and whence differ on one rank");
+        MPI_Offset shared = -1;
+        amptest_ok(MPI_File_get_position_shared(fh, &shared), "get_position_shared");
+        amptest_check(shared == 0, "failed seek_shared calls moved the pointer to %lld",
+                      (long long)shared);
     }
     amptest_ok(MPI_File_get_size(fh, &after), "get_size");
     amptest_check(before == after, "failed set_size calls changed the size from %lld to %lld",

@@ -44,4 +44,10 @@ fi
 HOME=$work "$AMPIO_TEST_MPIEXEC" -n 1 "$info" --file /proc/version | grep -Eq "^ampio_saturation_k +4M +default" ||
     { echo "FAIL: a file system without a key does not take the default k"; exit 1; }
 "$calibrate" --max-size 12 >/dev/null 2>&1 && { echo "FAIL: a bad size was accepted"; exit 1; }
+# a link planted where the scratch file would go (the name once derived from the process id,
+# which the shell's $$ becomes through exec) is never followed: its target keeps its bytes
+echo keep >"$work/victim"
+bash -c 'ln -s "$1" "$2/.ampio-calibrate.$$.0" && exec "$3" --dir "$2" --max-size 128K --reps 1 --procs 1 --unit 128K' \
+    _ "$work/victim" "$work" "$calibrate" >/dev/null || { echo "FAIL: calibrating beside a link"; exit 1; }
+[ "$(cat "$work/victim")" = keep ] || { echo "FAIL: a planted link's target was truncated"; exit 1; }
 echo PASS
