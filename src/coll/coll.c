@@ -164,34 +164,7 @@ int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
     const char *list = f->cfg.str[AMP_CFG_CB_CONFIG_LIST];
     if (list && strncmp(list, "*:", 2) == 0)
         per_node = atoi(list + 2);
-    /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1 */
-    int *seen = calloc((size_t)s->nnodes + 1, sizeof(int));
-    char *taken = calloc((size_t)f->nprocs, 1);
-    if (!seen || !taken) {
-        free(seen);
-        free(taken);
-        return amp_err(MPI_ERR_NO_MEM, "out of memory choosing aggregators");
-    }
-    int got = 0;
-    for (int slot = 0; got < n && slot < f->nprocs; slot++) {
-        if (per_node > 0 && slot >= per_node)
-            break;
-        for (int r = 0; r < s->nnodes; r++)
-            seen[r] = 0;
-        for (int r = 0; r < f->nprocs && got < n; r++) {
-            if (seen[s->node[r]]++ != slot || taken[r])
-                continue;
-            taken[r] = 1;
-            got++;
-        }
-    }
-    int k = 0;
-    for (int r = 0; r < f->nprocs; r++)
-        if (taken[r])
-            out[k++] = r;
-    free(seen);
-    free(taken);
-    return k;
+    return amp_coll_place_aggregators(s->node, s->nnodes, f->nprocs, per_node, n, out);
 }
 
 /* ---- choices ---- */
@@ -223,28 +196,7 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
     c->why = "collective buffering enabled by hint";
     if (cb == AMP_CFG_ENABLE)
         return AMP_FCOLL_TWO_PHASE;
-    /* Aggregation pays when ranks' data interleave in the file: it turns many small pieces
-     * into few large writes and keeps every block with one writer. When each rank's data lie
-     * in a range of the file of its own, the owners access it directly (sieving any holes
-     * under a lock of their own range), which measured faster than any aggregation here for
-     * every pattern of ampio-bench (docs/PERFORMANCE.md). */
-    if (c->disjoint) {
-        c->why = "every rank's data in a file range of its own: accessed by its owner";
-        return AMP_FCOLL_INDIVIDUAL;
-    }
-    /* Groups of ranks that fill contiguous parts of the file together (rows of a process
-     * grid) each gather to an aggregator of their own, as in dynamic segmentation: no
-     * all-to-all. The quick sweeps measured it ahead of file domains for tiles (2.0 against
-     * 1.0-1.6 GB/s writing at 4 ranks) and for coll_perf and tile reads; groups that
-     * interleave in the file fall back to file domains below. */
-    /* Where the file is striped over several targets, stripe-contiguous domains keep every
-     * stripe with one aggregator and every aggregator with few targets. */
-    if (c->layout->count > 1) {
-        c->why = "ranks' data interleave in a striped file: stripe-contiguous domains";
-        return AMP_FCOLL_STRIPE;
-    }
-    c->why = "ranks' data interleave in the file: aggregated by groups";
-    return AMP_FCOLL_DYNAMIC_SEG;
+    return amp_coll_choose_shape(c);
 }
 
 /* Stripe-contiguous domains: about k bytes per aggregator (or the hint's count), at most the
@@ -482,21 +434,7 @@ static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
                        MPI_INT64_T, f->comm);
     c->ranks = ranks;
     c->aggr = f->coll->aggr;
-    c->glo = -1;
-    c->disjoint = 1;
-    MPI_Offset prev_hi = -1;
-    for (int r = 0; r < f->nprocs; r++) {
-        if (ranks[r].bytes == 0)
-            continue;
-        if (ranks[r].lo < prev_hi)
-            c->disjoint = 0;
-        prev_hi = ranks[r].hi;
-        if (c->glo < 0 || ranks[r].lo < c->glo)
-            c->glo = ranks[r].lo;
-        if (ranks[r].hi > c->ghi)
-            c->ghi = ranks[r].hi;
-        c->gbytes += ranks[r].bytes;
-    }
+    amp_coll_summarize(c);
     c->cb = amp_coll_cycle_buffer(&f->cfg, &f->layout);
     c->layout = &f->layout;
     c->align = f->layout.unit;

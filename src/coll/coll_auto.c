@@ -29,20 +29,29 @@ struct amp_coll_auto {
     amp_groups_t groups;
 };
 
-int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out)
+int amp_coll_auto_new(int ndims, const int *dims, amp_coll_auto_t **out)
 {
     amp_coll_auto_t *a = calloc(1, sizeof(*a));
     if (!a)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the aggregator planner");
-    int topo = MPI_UNDEFINED, periods[AMP_AUTO_MAX_DIMS], coords[AMP_AUTO_MAX_DIMS];
-    PMPI_Topo_test(f->comm, &topo);
-    if (topo == MPI_CART && PMPI_Cartdim_get(f->comm, &a->ndims) == MPI_SUCCESS &&
-        a->ndims <= AMP_AUTO_MAX_DIMS && a->ndims > 0)
-        PMPI_Cart_get(f->comm, a->ndims, a->dims, periods, coords);
-    else
-        a->ndims = 0;
+    a->ndims = ndims > 0 && ndims <= AMP_AUTO_MAX_DIMS ? ndims : 0;
+    for (int d = 0; d < a->ndims; d++)
+        a->dims[d] = dims[d];
     *out = a;
     return MPI_SUCCESS;
+}
+
+int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out)
+{
+    int topo = MPI_UNDEFINED, ndims = 0, dims[AMP_AUTO_MAX_DIMS];
+    int periods[AMP_AUTO_MAX_DIMS], coords[AMP_AUTO_MAX_DIMS];
+    PMPI_Topo_test(f->comm, &topo);
+    if (topo == MPI_CART && PMPI_Cartdim_get(f->comm, &ndims) == MPI_SUCCESS &&
+        ndims <= AMP_AUTO_MAX_DIMS && ndims > 0)
+        PMPI_Cart_get(f->comm, ndims, dims, periods, coords);
+    else
+        ndims = 0;
+    return amp_coll_auto_new(ndims, dims, out);
 }
 
 void amp_coll_auto_free(amp_coll_auto_t *a)
@@ -59,10 +68,10 @@ void amp_coll_auto_free(amp_coll_auto_t *a)
 /* What a plan depends on: k, whether the view is contiguous, and every rank's bytes and extent
  * relative to the call's lowest offset. Calls that only move along the file (a record per call,
  * a time step per call) have the same layout and reuse the plan. */
-static void amp_auto_layout(const amp_coll_call_t *c, int64_t k, int64_t *out)
+static void amp_auto_layout(const amp_coll_call_t *c, const amp_coll_auto_in_t *in, int64_t *out)
 {
-    *out++ = k;
-    *out++ = amp_view_contiguous(&c->f->view);
+    *out++ = in->k;
+    *out++ = in->contiguous;
     for (int r = 0; r < c->nprocs; r++) {
         const amp_coll_rank_t *x = &c->ranks[r];
         *out++ = x->bytes;
@@ -71,14 +80,18 @@ static void amp_auto_layout(const amp_coll_call_t *c, int64_t k, int64_t *out)
     }
 }
 
-static const char *amp_auto_topology(const amp_coll_call_t *c)
+/* The inputs from the file's hints and view. */
+static amp_coll_auto_in_t amp_auto_inputs(const amp_coll_call_t *c)
 {
     const char *t = c->f->cfg.str[AMP_CFG_AMPIO_TOPOLOGY];
-    return t ? t : "";
+    amp_coll_auto_in_t in = {amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K),
+                             amp_view_contiguous(&c->f->view), t ? t : ""};
+    return in;
 }
 
 /* The initial groups, from the first source that shows structure. */
-static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t *init)
+static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in,
+                            amp_groups_t *init)
 {
     int P = c->nprocs;
     init->first = malloc(((size_t)P + 1) * sizeof(int));
@@ -94,7 +107,7 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t
         bytes[r] = c->ranks[r].bytes;
     }
     init->n = 0;
-    if (!amp_view_contiguous(&c->f->view)) {
+    if (!in->contiguous) {
         init->n = amp_auto_group_by_extents(P, lo, hi, bytes, init->first);
         a->grouping = AMP_GROUPING_VIEW;
         if (init->n == P) /* one group per rank: the view showed no structure */
@@ -104,7 +117,7 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t
         init->n = amp_auto_group_by_dims(P, a->ndims, a->dims, init->first);
         a->grouping = AMP_GROUPING_CART;
     }
-    const char *topo = c->f->cfg.str[AMP_CFG_AMPIO_TOPOLOGY];
+    const char *topo = in->topology;
     if (init->n == 0 && topo && *topo) {
         int dims[AMP_AUTO_MAX_DIMS];
         int nd = amp_auto_parse_topology(topo, dims, AMP_AUTO_MAX_DIMS);
@@ -121,16 +134,22 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, amp_groups_t
     return MPI_SUCCESS;
 }
 
-int amp_coll_auto_cached(amp_coll_call_t *c, amp_coll_auto_t *a)
+int amp_coll_auto_cached_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in)
 {
-    if (!a->valid || a->groups.n == 0 || strcmp(a->topology, amp_auto_topology(c)) != 0)
+    if (!a->valid || a->groups.n == 0 || strcmp(a->topology, in->topology) != 0)
         return 0;
-    amp_auto_layout(c, amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K), a->probe);
+    amp_auto_layout(c, in, a->probe);
     if (memcmp(a->probe, a->layout, a->layout_len * sizeof(int64_t)) != 0)
         return 0;
     c->groups = &a->groups;
     a->reused = 1;
     return 1;
+}
+
+int amp_coll_auto_cached(amp_coll_call_t *c, amp_coll_auto_t *a)
+{
+    amp_coll_auto_in_t in = amp_auto_inputs(c);
+    return amp_coll_auto_cached_in(c, a, &in);
 }
 
 int64_t amp_coll_auto_plans(const amp_coll_auto_t *a)
@@ -144,13 +163,13 @@ void amp_coll_auto_forget(amp_coll_auto_t *a)
     amp_groups_free(&a->groups);
 }
 
-int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
+int amp_coll_auto_plan_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in)
 {
-    int64_t k = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_SATURATION_K);
+    int64_t k = in->k;
     a->valid = 0;
     amp_groups_free(&a->groups);
     free(a->topology);
-    a->topology = strdup(amp_auto_topology(c));
+    a->topology = strdup(in->topology);
     a->layout_len = 2 + 3 * (size_t)c->nprocs;
     if (!a->layout) { /* the communicator, and so the length, is the file's for good */
         a->layout = malloc(a->layout_len * sizeof(int64_t));
@@ -159,7 +178,7 @@ int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
     if (!a->topology || !a->layout || !a->probe)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
     amp_groups_t init = {0, NULL};
-    int rc = amp_auto_initial(c, a, &init);
+    int rc = amp_auto_initial(c, a, in, &init);
     int64_t *bytes = malloc((size_t)c->nprocs * sizeof(int64_t));
     if (rc == MPI_SUCCESS && !bytes)
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
@@ -172,7 +191,7 @@ int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
     if (rc == MPI_SUCCESS) {
         a->ninitial = init.n;
         a->k = k;
-        amp_auto_layout(c, k, a->layout);
+        amp_auto_layout(c, in, a->layout);
         a->valid = 1;
         a->reused = 0;
         a->plans++;
@@ -181,6 +200,12 @@ int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
     free(bytes);
     amp_groups_free(&init);
     return rc;
+}
+
+int amp_coll_auto_plan(amp_coll_call_t *c, amp_coll_auto_t *a)
+{
+    amp_coll_auto_in_t in = amp_auto_inputs(c);
+    return amp_coll_auto_plan_in(c, a, &in);
 }
 
 int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, char *text,

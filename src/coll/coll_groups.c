@@ -73,7 +73,7 @@ int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
     int is_member = c->ranks[c->rank].bytes > 0;
     if (is_member) {
         w->s_lo = 0;
-        w->s_hi = c->io->nbytes;
+        w->s_hi = c->ranks[c->rank].bytes;
     }
     if (c->rank == first)
         p->mine = 0;

@@ -48,6 +48,20 @@ typedef struct amp_coll_call {
     amp_coll_counters_t count;
 } amp_coll_call_t;
 
+/* ---- pure planning (coll_plan.c): functions of the call's description, free of MPI ---- */
+
+/* glo, ghi, gbytes and disjoint from the description c->ranks (nprocs records). */
+void amp_coll_summarize(amp_coll_call_t *c);
+
+/* The algorithm the automatic choice takes for the call's shape, and c->why: individual,
+ * stripe-contiguous domains or dynamic segmentation. */
+int amp_coll_choose_shape(amp_coll_call_t *c);
+
+/* n aggregator ranks (ascending in `out`), spread over the nodes first (slot 0 of every node,
+ * then slot 1...), at most per_node of them on a node when per_node > 0. Returns how many. */
+int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_node, int n,
+                               int *out);
+
 /* ---- member side: this rank's data ---- */
 
 /* Data bytes of this rank (offsets within its access) lying before file offset `off`. */
@@ -137,6 +151,10 @@ typedef struct amp_fcoll {
     const char *name;
     /* Builds the plan of this rank (collective over the file's communicator). */
     int (*plan)(amp_coll_call_t *c, amp_coll_plan_t *p);
+    /* The part of the plan that follows from the description alone (pure, no MPI): the work
+     * of rank c->rank, its members and rounds, without this rank's own data ranges (s_lo,
+     * s_hi come from its view) and the runs exchanged afterwards. */
+    int (*domains)(amp_coll_call_t *c, amp_coll_plan_t *p);
 } amp_fcoll_t;
 
 extern const amp_fcoll_t amp_fcoll_two_phase;
@@ -144,8 +162,14 @@ extern const amp_fcoll_t amp_fcoll_dynamic_seg;
 extern const amp_fcoll_t amp_fcoll_static_seg;
 extern const amp_fcoll_t amp_fcoll_stripe;
 
-/* Groups of consecutive ranks, one aggregator each (the dynamic and static segmentation). */
+/* Groups of consecutive ranks, one aggregator each (the dynamic and static segmentation).
+ * Pure: a member's data for the group are all of its data, [0, its bytes). */
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p);
+
+/* Dynamic segmentation on the aggregator: the rounds of work w, cut from its members' runs
+ * (mruns) every collective buffer of data, or one round when the group's data fit in one.
+ * Pure. */
+int amp_coll_dynseg_rounds(const amp_coll_call_t *c, amp_coll_work_t *w);
 
 /* Whether the `n` groups of amp_coll_groups cover disjoint ranges of file blocks (c->align).
  * Groups whose data interleave would have two aggregators write one block. */
@@ -154,6 +178,20 @@ int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n);
 /* The automatic choice of aggregators (coll_auto.c): per file state and cached plan. */
 typedef struct amp_coll_auto amp_coll_auto_t;
 int amp_coll_auto_init(amp_file_t *f, amp_coll_auto_t **out);
+
+/* The planner without a file: the process grid of a Cartesian communicator (ndims 0: none). */
+int amp_coll_auto_new(int ndims, const int *dims, amp_coll_auto_t **out);
+
+/* What the automatic plan takes from the file besides the description. */
+typedef struct amp_coll_auto_in {
+    int64_t k;            /* ampio_saturation_k */
+    int contiguous;       /* the view's data are one contiguous run of the file */
+    const char *topology; /* the ampio_topology hint, "" when unset */
+} amp_coll_auto_in_t;
+
+/* amp_coll_auto_cached and amp_coll_auto_plan on explicit inputs (pure, no MPI). */
+int amp_coll_auto_cached_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in);
+int amp_coll_auto_plan_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in);
 void amp_coll_auto_free(amp_coll_auto_t *a);
 
 /* The plan of the last call when this call has the same layout (then c->groups is set). The

@@ -20,7 +20,7 @@ static int amp_run_cmp(const void *a, const void *b)
 }
 
 /* On the aggregator: round boundaries from the merged runs of its group. */
-static int amp_dynseg_bounds(amp_coll_call_t *c, amp_coll_work_t *w)
+static int amp_dynseg_bounds(const amp_coll_call_t *c, amp_coll_work_t *w)
 {
     size_t total = 0;
     for (int k = 0; k < w->nmembers; k++)
@@ -109,6 +109,14 @@ static int amp_dynseg_one_round(const amp_coll_call_t *c, amp_coll_work_t *w, in
     return 1;
 }
 
+int amp_coll_dynseg_rounds(const amp_coll_call_t *c, amp_coll_work_t *w)
+{
+    int rc = MPI_SUCCESS;
+    if (amp_dynseg_one_round(c, w, &rc))
+        return rc;
+    return amp_dynseg_bounds(c, w);
+}
+
 static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int rc = amp_coll_groups(c, p);
@@ -163,4 +171,5 @@ static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 const amp_fcoll_t amp_fcoll_dynamic_seg = {
     .name = "dynamic_seg",
     .plan = amp_dynseg_plan,
+    .domains = amp_coll_groups,
 };

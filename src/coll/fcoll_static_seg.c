@@ -3,7 +3,7 @@
  * keeps every link busy instead of moving data in bursts. */
 #include "coll/coll_internal.h"
 
-static int amp_staticseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+static int amp_staticseg_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int rc = amp_coll_groups(c, p);
     if (rc != MPI_SUCCESS || p->nwork == 0)
@@ -17,10 +17,19 @@ static int amp_staticseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
     if (w->quantum < 1)
         w->quantum = 1;
     w->nrounds = (int)((most + w->quantum - 1) / w->quantum);
+    return MPI_SUCCESS;
+}
+
+static int amp_staticseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    int rc = amp_staticseg_domains(c, p);
+    if (rc != MPI_SUCCESS || p->nwork == 0)
+        return rc;
     return amp_coll_exchange_runs(c, p);
 }
 
 const amp_fcoll_t amp_fcoll_static_seg = {
     .name = "static_seg",
     .plan = amp_staticseg_plan,
+    .domains = amp_staticseg_domains,
 };

@@ -74,23 +74,20 @@ static int amp_stripe_deal(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_co
     return rc;
 }
 
-static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+/* The works of this rank; index[a]: the work of aggregator a, or -1 (naggr entries). */
+static int amp_stripe_works(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_coll_plan_t *p,
+                            int *index)
 {
-    amp_stripe_map_t m;
-    amp_stripe_map_init(&m, c->layout->unit, c->layout->count, c->naggr, c->glo, c->ghi, c->cb);
     p->mine = -1;
     p->work = calloc((size_t)c->naggr, sizeof(amp_coll_work_t));
-    int *index = malloc((size_t)c->naggr * sizeof(int)); /* aggregator -> work of this rank */
-    if (!p->work || !index) {
-        free(index);
+    if (!p->work)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
-    }
     const amp_coll_rank_t *me = &c->ranks[c->rank];
     int rc = MPI_SUCCESS;
     for (int a = 0; a < c->naggr && rc == MPI_SUCCESS; a++) {
         index[a] = -1;
         int is_agg = c->aggr[a] == c->rank;
-        int is_member = me->bytes > 0 && amp_stripe_touches(&m, a, me->lo, me->hi);
+        int is_member = me->bytes > 0 && amp_stripe_touches(m, a, me->lo, me->hi);
         if (!is_agg && !is_member)
             continue;
         amp_coll_work_t *w = &p->work[p->nwork];
@@ -103,19 +100,47 @@ static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
         }
         for (int q = 0; q < c->nprocs; q++) {
             const amp_coll_rank_t *o = &c->ranks[q];
-            if (o->bytes > 0 && amp_stripe_touches(&m, a, o->lo, o->hi))
+            if (o->bytes > 0 && amp_stripe_touches(m, a, o->lo, o->hi))
                 w->members[w->nmembers++] = q;
         }
         if (is_member) {
             w->s_lo = 0;
-            w->s_hi = c->io->nbytes;
+            w->s_hi = me->bytes;
             w->dealt = 1;
         }
         if (is_agg)
             p->mine = index[a];
-        rc = amp_stripe_work_rounds(&m, a, w);
+        rc = amp_stripe_work_rounds(m, a, w);
     }
+    return rc;
+}
+
+static void amp_stripe_map_of(const amp_coll_call_t *c, amp_stripe_map_t *m)
+{
+    amp_stripe_map_init(m, c->layout->unit, c->layout->count, c->naggr, c->glo, c->ghi, c->cb);
+}
+
+static int amp_stripe_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    amp_stripe_map_t m;
+    amp_stripe_map_of(c, &m);
+    int *index = malloc((size_t)c->naggr * sizeof(int));
+    int rc = index ? amp_stripe_works(c, &m, p, index)
+                   : amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
+    free(index);
+    return rc;
+}
+
+static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    amp_stripe_map_t m;
+    amp_stripe_map_of(c, &m);
+    int *index = malloc((size_t)c->naggr * sizeof(int)); /* aggregator -> work of this rank */
+    if (!index)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
+    int rc = amp_stripe_works(c, &m, p, index);
     /* a contiguous member's runs are known to its aggregators (amp_coll_exchange_runs) */
+    const amp_coll_rank_t *me = &c->ranks[c->rank];
     if (rc == MPI_SUCCESS && me->bytes > 0 && !amp_coll_runs_known(c, c->rank))
         rc = amp_stripe_deal(c, &m, p->work, index);
     free(index);
@@ -127,4 +152,5 @@ static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 const amp_fcoll_t amp_fcoll_stripe = {
     .name = "stripe",
     .plan = amp_stripe_plan,
+    .domains = amp_stripe_domains,
 };

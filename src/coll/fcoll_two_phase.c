@@ -17,7 +17,7 @@ static MPI_Offset amp_round_up(MPI_Offset v, MPI_Offset a)
     return (v + a - 1) / a * a;
 }
 
-static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+static int amp_two_phase_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     MPI_Offset start = amp_round_down(c->glo, c->align);
     MPI_Offset dsize = amp_round_up((c->ghi - start + c->naggr - 1) / c->naggr, c->align);
@@ -53,13 +53,27 @@ static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
             if (o->bytes > 0 && o->lo < dhi && o->hi > dlo)
                 w->members[w->nmembers++] = q;
         }
-        if (is_member) {
-            w->s_lo = amp_coll_bytes_before(c, dlo);
-            w->s_hi = amp_coll_bytes_before(c, dhi);
-        }
         if (is_agg)
             p->mine = p->nwork;
         p->nwork++;
+    }
+    return MPI_SUCCESS;
+}
+
+static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    int rc = amp_two_phase_domains(c, p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* this rank's data in each domain [bounds[0], bounds[nrounds]) it is a member of */
+    const amp_coll_rank_t *me = &c->ranks[c->rank];
+    for (int i = 0; i < p->nwork; i++) {
+        amp_coll_work_t *w = &p->work[i];
+        MPI_Offset dlo = w->bounds[0], dhi = w->bounds[w->nrounds];
+        if (me->bytes > 0 && me->lo < dhi && me->hi > dlo) {
+            w->s_lo = amp_coll_bytes_before(c, dlo);
+            w->s_hi = amp_coll_bytes_before(c, dhi);
+        }
     }
     return amp_coll_exchange_runs(c, p);
 }
@@ -67,4 +81,5 @@ static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 const amp_fcoll_t amp_fcoll_two_phase = {
     .name = "two_phase",
     .plan = amp_two_phase_plan,
+    .domains = amp_two_phase_domains,
 };

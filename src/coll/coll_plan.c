@@ -1,0 +1,89 @@
+/* The pure part of planning a collective call: functions of the call's description (the record
+ * every rank allgathers) and of a few numbers, free of MPI and of the file, so that every rank
+ * reaches the same result and bench/bench_plan can feed them synthetic descriptions of any
+ * number of ranks. */
+#include <stdlib.h>
+
+#include "coll/coll_internal.h"
+#include "core/err.h"
+
+void amp_coll_summarize(amp_coll_call_t *c)
+{
+    const amp_coll_rank_t *ranks = c->ranks;
+    c->glo = -1;
+    c->ghi = 0;
+    c->gbytes = 0;
+    c->disjoint = 1;
+    MPI_Offset prev_hi = -1;
+    for (int r = 0; r < c->nprocs; r++) {
+        if (ranks[r].bytes == 0)
+            continue;
+        if (ranks[r].lo < prev_hi)
+            c->disjoint = 0;
+        prev_hi = ranks[r].hi;
+        if (c->glo < 0 || ranks[r].lo < c->glo)
+            c->glo = ranks[r].lo;
+        if (ranks[r].hi > c->ghi)
+            c->ghi = ranks[r].hi;
+        c->gbytes += ranks[r].bytes;
+    }
+}
+
+int amp_coll_choose_shape(amp_coll_call_t *c)
+{
+    /* Aggregation pays when ranks' data interleave in the file: it turns many small pieces
+     * into few large writes and keeps every block with one writer. When each rank's data lie
+     * in a range of the file of its own, the owners access it directly (sieving any holes
+     * under a lock of their own range), which measured faster than any aggregation here for
+     * every pattern of ampio-bench (docs/PERFORMANCE.md). */
+    if (c->disjoint) {
+        c->why = "every rank's data in a file range of its own: accessed by its owner";
+        return AMP_FCOLL_INDIVIDUAL;
+    }
+    /* Groups of ranks that fill contiguous parts of the file together (rows of a process
+     * grid) each gather to an aggregator of their own, as in dynamic segmentation: no
+     * all-to-all. The quick sweeps measured it ahead of file domains for tiles (2.0 against
+     * 1.0-1.6 GB/s writing at 4 ranks) and for coll_perf and tile reads; groups that
+     * interleave in the file fall back to file domains (coll.c). */
+    /* Where the file is striped over several targets, stripe-contiguous domains keep every
+     * stripe with one aggregator and every aggregator with few targets. */
+    if (c->layout->count > 1) {
+        c->why = "ranks' data interleave in a striped file: stripe-contiguous domains";
+        return AMP_FCOLL_STRIPE;
+    }
+    c->why = "ranks' data interleave in the file: aggregated by groups";
+    return AMP_FCOLL_DYNAMIC_SEG;
+}
+
+int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_node, int n,
+                               int *out)
+{
+    /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1 */
+    int *seen = calloc((size_t)nnodes + 1, sizeof(int));
+    char *taken = calloc((size_t)nprocs + 1, 1);
+    if (!seen || !taken) {
+        free(seen);
+        free(taken);
+        return amp_err(MPI_ERR_NO_MEM, "out of memory choosing aggregators");
+    }
+    int got = 0;
+    for (int slot = 0; got < n && slot < nprocs; slot++) {
+        if (per_node > 0 && slot >= per_node)
+            break;
+        for (int r = 0; r < nnodes; r++)
+            seen[r] = 0;
+        for (int r = 0; r < nprocs && got < n; r++) {
+            if (seen[node[r]]++ != slot || taken[r])
+                continue;
+            taken[r] = 1;
+            got++;
+        }
+    }
+    int k = 0;
+    for (int r = 0; r < nprocs; r++)
+        if (taken[r])
+            out[k++] = r;
+    free(seen);
+    free(taken);
+    return k;
+}
