@@ -300,16 +300,25 @@ static void check_plan(const amp_coll_call_t *c, const amp_coll_plan_t *p, int f
     MPI_Count covered = 0;
     for (int i = 0; i < p->nwork; i++) {
         const amp_coll_work_t *w = &p->work[i];
-        int member = 0;
-        for (int k = 0; k < w->nmembers; k++)
-            member |= w->members[k] == c->rank;
-        if (i == p->mine && me->bytes > 0 && fcoll == AMP_FCOLL_TWO_PHASE && w->nrounds > 0)
-            CHECK(member == (me->lo < w->bounds[w->nrounds] && me->hi > w->bounds[0]),
-                  "rank %d: membership of its own domain", c->rank);
-        if (fcoll == AMP_FCOLL_TWO_PHASE && me->bytes > 0 && w->nrounds > 0) {
-            MPI_Offset lo = me->lo > w->bounds[0] ? me->lo : w->bounds[0];
-            MPI_Offset hi = me->hi < w->bounds[w->nrounds] ? me->hi : w->bounds[w->nrounds];
-            covered += hi > lo ? hi - lo : 0;
+        if (fcoll != AMP_FCOLL_TWO_PHASE || w->nrounds == 0)
+            continue;
+        MPI_Offset dlo = w->bounds[0], dhi = w->bounds[w->nrounds];
+        CHECK(w->member == (me->bytes > 0 && me->lo < dhi && me->hi > dlo),
+              "rank %d: membership of the domain of %d", c->rank, w->agg);
+        if (i == p->mine) { /* the aggregator's members: the ranks with data in its domain */
+            int k = 0;
+            for (int q = 0; q < c->nprocs; q++) {
+                const amp_coll_rank_t *o = &c->ranks[q];
+                if (o->bytes > 0 && o->lo < dhi && o->hi > dlo)
+                    CHECK(k < w->nmembers && w->members[k++] == q, "aggregator %d: rank %d missing",
+                          c->rank, q);
+            }
+            CHECK(k == w->nmembers, "aggregator %d: %d members, %d expected", c->rank, w->nmembers,
+                  k);
+        }
+        if (w->member) {
+            MPI_Offset lo = me->lo > dlo ? me->lo : dlo, hi = me->hi < dhi ? me->hi : dhi;
+            covered += hi - lo;
         }
     }
     if (fcoll == AMP_FCOLL_TWO_PHASE && me->bytes > 0)

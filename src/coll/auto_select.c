@@ -165,7 +165,7 @@ int amp_auto_refine(int nprocs, const int64_t *bytes, int64_t k, const amp_group
             memmove(&out->first[lo + 1], &out->first[lo + 2], (size_t)(n - lo - 2) * sizeof(int));
             memmove(&gb[lo + 1], &gb[lo + 2], (size_t)(n - lo - 2) * sizeof(int64_t));
             n--;
-            g = 0;
+            g = lo; /* the groups before lo are unchanged and at least k/2 */
         }
     }
     out->first[n] = nprocs;

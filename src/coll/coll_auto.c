@@ -17,8 +17,8 @@
 struct amp_coll_auto {
     int ndims; /* of the Cartesian communicator, 0 if none */
     int dims[AMP_AUTO_MAX_DIMS];
-    /* the last plan and the layout it was made for (amp_auto_layout), the one being checked */
-    int64_t *layout, *probe;
+    /* the layout the last plan was made for (amp_auto_layout) */
+    int64_t *layout;
     size_t layout_len;
     char *topology;
     int valid, reused; /* reused: the current call took the plan of an earlier one */
@@ -60,7 +60,6 @@ void amp_coll_auto_free(amp_coll_auto_t *a)
         return;
     amp_groups_free(&a->groups);
     free(a->layout);
-    free(a->probe);
     free(a->topology);
     free(a);
 }
@@ -78,6 +77,22 @@ static void amp_auto_layout(const amp_coll_call_t *c, const amp_coll_auto_in_t *
         *out++ = x->bytes ? x->lo - c->glo : 0;
         *out++ = x->bytes ? x->hi - c->glo : 0;
     }
+}
+
+/* Whether the call has the layout `kept` (compared in place: a copy would cost 24 bytes per
+ * rank). */
+static int amp_auto_same_layout(const amp_coll_call_t *c, const amp_coll_auto_in_t *in,
+                                const int64_t *kept)
+{
+    if (*kept++ != in->k || *kept++ != in->contiguous)
+        return 0;
+    for (int r = 0; r < c->nprocs; r++, kept += 3) {
+        const amp_coll_rank_t *x = &c->ranks[r];
+        if (kept[0] != x->bytes || kept[1] != (x->bytes ? x->lo - c->glo : 0) ||
+            kept[2] != (x->bytes ? x->hi - c->glo : 0))
+            return 0;
+    }
+    return 1;
 }
 
 /* The inputs from the file's hints and view. */
@@ -138,8 +153,7 @@ int amp_coll_auto_cached_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_co
 {
     if (!a->valid || a->groups.n == 0 || strcmp(a->topology, in->topology) != 0)
         return 0;
-    amp_auto_layout(c, in, a->probe);
-    if (memcmp(a->probe, a->layout, a->layout_len * sizeof(int64_t)) != 0)
+    if (!amp_auto_same_layout(c, in, a->layout))
         return 0;
     c->groups = &a->groups;
     a->reused = 1;
@@ -173,9 +187,8 @@ int amp_coll_auto_plan_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll
     a->layout_len = 2 + 3 * (size_t)c->nprocs;
     if (!a->layout) { /* the communicator, and so the length, is the file's for good */
         a->layout = malloc(a->layout_len * sizeof(int64_t));
-        a->probe = malloc(a->layout_len * sizeof(int64_t));
     }
-    if (!a->topology || !a->layout || !a->probe)
+    if (!a->topology || !a->layout)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
     amp_groups_t init = {0, NULL};
     int rc = amp_auto_initial(c, a, in, &init);

@@ -25,14 +25,6 @@
 
 /* ---- member runs exchange ---- */
 
-static int amp_coll_is_member(const amp_coll_work_t *w, int rank)
-{
-    for (int k = 0; k < w->nmembers; k++)
-        if (w->members[k] == rank)
-            return 1;
-    return 0;
-}
-
 int amp_coll_runs_known(const amp_coll_call_t *c, int q)
 {
     const amp_coll_rank_t *x = &c->ranks[q];
@@ -115,7 +107,7 @@ int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
     int nreq = 0;
     for (int i = 0; i < p->nwork; i++) {
         amp_coll_work_t *w = &p->work[i];
-        if (!amp_coll_is_member(w, c->rank) || amp_coll_runs_known(c, c->rank))
+        if (!w->member || amp_coll_runs_known(c, c->rank))
             continue;
         size_t n = w->nruns;
         int err = w->dealt ? MPI_SUCCESS : amp_coll_runs(c, w->s_lo, w->s_hi, &mine[i], &n);
@@ -613,7 +605,7 @@ static void amp_engine_member_post(amp_engine_t *e, int r)
     for (int i = 0; i < p->nwork; i++) {
         e->lo[i] = e->hi[i] = 0;
         e->moff[i] = -1;
-        if (r < p->work[i].nrounds && amp_coll_is_member(&p->work[i], c->rank))
+        if (r < p->work[i].nrounds && p->work[i].member)
             amp_round_member(c, &p->work[i], r, &e->mcur[i], &e->lo[i], &e->hi[i]);
         if (e->hi[i] > e->lo[i] && amp_engine_packs(e, i)) {
             e->moff[i] = packed;

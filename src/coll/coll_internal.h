@@ -86,9 +86,10 @@ char *amp_coll_direct(const amp_coll_call_t *c, MPI_Count s);
 /* One aggregator's work. Rounds split the data either at file offsets (`bounds`, nrounds + 1
  * ascending offsets) or by a fixed number of bytes per member and round (`quantum`). */
 typedef struct amp_coll_work {
-    int agg; /* aggregator rank */
+    int agg;    /* aggregator rank */
+    int member; /* this rank sends the aggregator data */
     int nmembers;
-    int *members; /* ranks it serves, ascending */
+    int *members; /* ranks it serves, ascending; known on the aggregator (and in a group) */
     int nrounds;
     MPI_Offset *bounds; /* by offsets, or NULL */
     MPI_Offset *starts; /* by offsets: round r is [starts[r], bounds[r + 1]) (NULL: adjacent) */

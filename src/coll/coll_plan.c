@@ -58,32 +58,35 @@ int amp_coll_choose_shape(amp_coll_call_t *c)
 int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_node, int n,
                                int *out)
 {
-    /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1 */
+    /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1,
+     * each slot in rank order. In two passes over the ranks: how many ranks every slot holds,
+     * which tells the last slot needed, then the ranks of the slots before it and the first
+     * ones of that slot (the rescan of every rank per slot took seconds at 100,000 ranks). */
     int *seen = calloc((size_t)nnodes + 1, sizeof(int));
-    char *taken = calloc((size_t)nprocs + 1, 1);
-    if (!seen || !taken) {
+    int *per_slot = calloc((size_t)nprocs + 1, sizeof(int));
+    if (!seen || !per_slot) {
         free(seen);
-        free(taken);
+        free(per_slot);
         return amp_err(MPI_ERR_NO_MEM, "out of memory choosing aggregators");
     }
-    int got = 0;
-    for (int slot = 0; got < n && slot < nprocs; slot++) {
-        if (per_node > 0 && slot >= per_node)
-            break;
-        for (int r = 0; r < nnodes; r++)
-            seen[r] = 0;
-        for (int r = 0; r < nprocs && got < n; r++) {
-            if (seen[node[r]]++ != slot || taken[r])
-                continue;
-            taken[r] = 1;
-            got++;
-        }
-    }
-    int k = 0;
+    int slots = per_node > 0 && per_node < nprocs ? per_node : nprocs;
     for (int r = 0; r < nprocs; r++)
-        if (taken[r])
+        per_slot[seen[node[r]]++]++;
+    int last = 0, before = 0; /* the slot where n is reached, the ranks of the slots before */
+    while (last < slots - 1 && before + per_slot[last] < n)
+        before += per_slot[last++];
+    int take_last = n - before < per_slot[last] ? n - before : per_slot[last];
+    if (take_last < 0)
+        take_last = 0;
+    for (int k = 0; k < nnodes; k++)
+        seen[k] = 0;
+    int k = 0;
+    for (int r = 0; r < nprocs; r++) {
+        int slot = seen[node[r]]++;
+        if (slot < last || (slot == last && take_last-- > 0))
             out[k++] = r;
+    }
     free(seen);
-    free(taken);
+    free(per_slot);
     return k;
 }

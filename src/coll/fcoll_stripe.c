@@ -79,10 +79,14 @@ static int amp_stripe_works(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_c
                             int *index)
 {
     p->mine = -1;
-    p->work = calloc((size_t)c->naggr, sizeof(amp_coll_work_t));
+    const amp_coll_rank_t *me = &c->ranks[c->rank];
+    int nwork = 0; /* works for this rank's aggregators only */
+    for (int a = 0; a < c->naggr; a++)
+        nwork +=
+            c->aggr[a] == c->rank || (me->bytes > 0 && amp_stripe_touches(m, a, me->lo, me->hi));
+    p->work = calloc((size_t)nwork + 1, sizeof(amp_coll_work_t));
     if (!p->work)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
-    const amp_coll_rank_t *me = &c->ranks[c->rank];
     int rc = MPI_SUCCESS;
     for (int a = 0; a < c->naggr && rc == MPI_SUCCESS; a++) {
         index[a] = -1;
@@ -93,12 +97,15 @@ static int amp_stripe_works(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_c
         amp_coll_work_t *w = &p->work[p->nwork];
         index[a] = p->nwork++;
         w->agg = c->aggr[a];
-        w->members = malloc((size_t)c->nprocs * sizeof(int));
-        if (!w->members) {
-            rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
-            break;
+        w->member = is_member;
+        if (is_agg) { /* only the aggregator needs its members */
+            w->members = malloc((size_t)c->nprocs * sizeof(int));
+            if (!w->members) {
+                rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
+                break;
+            }
         }
-        for (int q = 0; q < c->nprocs; q++) {
+        for (int q = 0; is_agg && q < c->nprocs; q++) {
             const amp_coll_rank_t *o = &c->ranks[q];
             if (o->bytes > 0 && amp_stripe_touches(m, a, o->lo, o->hi))
                 w->members[w->nmembers++] = q;
