@@ -1,6 +1,7 @@
 /* ampio-bench-io: runs access patterns of MPI-IO benchmarks (mpi-tile-io, IOR, ROMIO coll_perf,
- * NPB BT-IO, FLASH-IO, a per-step latency pattern) through the MPI-IO of the process, collective
- * calls only, and prints one JSON line per repetition and operation on rank 0.
+ * NPB BT-IO, FLASH-IO, a per-step latency pattern, a 4-D lattice checkpoint) through the MPI-IO of
+ * the process, collective calls only, and prints one JSON line per repetition and operation on rank
+ * 0.
  *
  *   ampio-bench-io --pattern tile,btio|all --op write|read|both --dir DIR --reps N [sizes]
  *
@@ -65,7 +66,8 @@ static void usage(void)
             "usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
             "  [--reps N] [--keep] [--no-warmup] [--hint key=value]...\n"
             "  [--variant LABEL:key=value[,key=value...]]... [--seed N (order of the variants)]\n"
-            "  (--variant file-per-process: each rank its own file, POSIX calls: the limit)\n"
+            "  (--variant file-per-process: each rank its own file, POSIX calls;\n"
+            "   --variant limit: the shared file by the best hand-written code, bench_limit.c)\n"
             "  tile:        --tiles-x N --tiles-y N --tile-x N --tile-y N --elem BYTES\n"
             "  ior-seg:     --block B --transfer B --segments N\n"
             "  ior-strided: --strided-transfer B --strided-segments N\n"
@@ -74,6 +76,8 @@ static void usage(void)
             "  latency:     --lat-seg B --lat-segs N --lat-steps N\n"
             "  flash:       --flash-vars N --flash-blocks N --flash-block-size B\n"
             "  restart:     --restart-block B\n"
+            "  lattice:     --lattice-local N (sites per rank and dimension) --lattice-site B\n"
+            "               --lattice-split slow|fast (the process grid splits those dims most)\n"
             "sizes take K, M, G suffixes (powers of 1024)\n");
 }
 
@@ -145,7 +149,9 @@ static void parse(int argc, char **argv, options_t *o)
                           .flash_vars = 24,
                           .flash_blocks = 20,
                           .flash_block_sz = 4096,
-                          .restart_block = 8 << 20};
+                          .restart_block = 8 << 20,
+                          .lat_local = 8,
+                          .lat_site = 576};
     MPI_Info_create(&o->info);
     struct {
         const char *name;
@@ -171,6 +177,8 @@ static void parse(int argc, char **argv, options_t *o)
         {"flash-blocks", NULL, &p->flash_blocks},
         {"flash-block-size", NULL, &p->flash_block_sz},
         {"restart-block", &p->restart_block, NULL},
+        {"lattice-local", NULL, &p->lat_local},
+        {"lattice-site", NULL, &p->lat_site},
         {"reps", NULL, &o->reps},
         {"seed", NULL, &o->seed},
     };
@@ -201,6 +209,10 @@ static void parse(int argc, char **argv, options_t *o)
             o->dir = val;
         } else if (strcmp(name, "bt-class") == 0) {
             p->bt_class = val[0];
+        } else if (strcmp(name, "lattice-split") == 0) {
+            if (strcmp(val, "slow") != 0 && strcmp(val, "fast") != 0)
+                goto bad;
+            p->lat_fast = strcmp(val, "fast") == 0;
         } else if (strcmp(name, "hint") == 0) {
             if (!add_hint(o->info, val, strlen(val)))
                 goto bad;
@@ -430,6 +442,23 @@ static int fpp_access(const char *path, const bench_plan_t *plan, unsigned char 
     return ok;
 }
 
+/* The limit row (bench_limit.c) on the shared file, timed as the MPI-IO variants are. */
+static const char *const limit_label = "limit";
+
+static int limit_timed(bench_limit_t *l, const char *path, unsigned char *buf, int write,
+                       timing_t *t)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), times[3], most[3];
+    int ok = bench_limit_access(l, path, buf, write, &times[1], &times[2]);
+    times[0] = MPI_Wtime() - t0;
+    MPI_Reduce(times, most, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD); /* every owner has written before anyone reads back */
+    *t = (timing_t){.seconds = most[0], .open_s = most[1], .close_s = most[2]};
+    snprintf(t->fcoll, sizeof(t->fcoll), "posix");
+    return ok;
+}
+
 /* Reads a rank's own file back for the check of a file-per-process write. */
 static int fpp_check(const char *path, const bench_plan_t *plan, unsigned char *back, unsigned seed)
 {
@@ -494,6 +523,11 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
     int do_write = strcmp(o->op, "read") != 0, do_read = strcmp(o->op, "write") != 0;
     timing_t t;
 
+    bench_limit_t *limit = NULL; /* worked out before any timing, as a program would */
+    for (int v = 0; v < o->nvariants; v++)
+        if (strcmp(o->variants[v].label, limit_label) == 0 && !limit)
+            limit = bench_limit_new(&plan, MPI_COMM_WORLD);
+
     int order[MAX_VARIANTS];
     for (int v = 0; v < o->nvariants; v++)
         order[v] = v;
@@ -523,6 +557,34 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
                     report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
                 }
                 fpp_remove(path);
+                continue;
+            }
+            if (strcmp(var->label, limit_label) == 0) {
+                if (do_write) {
+                    if (rank == 0)
+                        unlink(path);
+                    fill(&plan, buf, seed);
+                    if (!o->no_warmup)
+                        prefault_page_cache(o->dir, &plan, buf);
+                    int ok = limit_timed(limit, path, buf, 1, &t);
+                    ok = ok && posix_read(path, &plan, back) && matches(&plan, back, seed);
+                    if (rank == 0) {
+                        struct stat sb;
+                        ok = ok && stat(path, &sb) == 0 && sb.st_size == plan.file_size;
+                    }
+                    ok = all_true(ok);
+                    failures += !ok;
+                    report(pat->name, "write", var->label, &plan, total, rep, &t, ok);
+                } else {
+                    posix_prepare(path, &plan, buf, seed);
+                }
+                if (do_read) {
+                    memset(buf, 0, plan.bytes);
+                    int ok = limit_timed(limit, path, buf, 0, &t);
+                    ok = all_true(ok && matches(&plan, buf, seed));
+                    failures += !ok;
+                    report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
+                }
                 continue;
             }
             if (do_write) {
@@ -555,6 +617,8 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && !o->keep)
         unlink(path);
+    if (limit)
+        bench_limit_free(limit);
     free(buf);
     free(back);
     bench_plan_free(&plan);

@@ -43,6 +43,8 @@ typedef struct {
     long lat_seg, lat_segs, lat_steps;            /* latency: segment size, per step, steps */
     int flash_vars, flash_blocks, flash_block_sz; /* flash: variables, blocks/rank, bytes */
     long restart_block;                           /* restart: one block per rank, one call */
+    int lat_local, lat_site;                      /* lattice: sites per rank and dimension, bytes */
+    int lat_fast;                                 /* lattice: the grid splits the fastest dims */
 } bench_params_t;
 
 /* Builds `plan` for the calling rank; returns NULL on success or why the pattern cannot run. */
@@ -60,6 +62,15 @@ void bench_plan_add_run(bench_plan_t *plan, MPI_Offset off, MPI_Offset len);
 bench_call_t *bench_plan_add_call(bench_plan_t *plan);
 MPI_Datatype bench_plan_keep_type(bench_plan_t *plan, MPI_Datatype t);
 void bench_plan_free(bench_plan_t *plan);
+
+/* The limit (bench_limit.c): the plan's bytes moved to the shared file by the best hand-written
+ * code, worked out once (collective over comm) and then run as often as needed. The access
+ * returns whether this rank's part succeeded; it is collective in every case. */
+typedef struct bench_limit bench_limit_t;
+bench_limit_t *bench_limit_new(const bench_plan_t *plan, MPI_Comm comm);
+int bench_limit_access(bench_limit_t *l, const char *path, unsigned char *buf, int write,
+                       double *open_s, double *close_s);
+void bench_limit_free(bench_limit_t *l);
 
 /* The byte every correct file holds at `off` for data generation `seed`. */
 static inline unsigned char bench_byte(MPI_Offset off, unsigned seed)

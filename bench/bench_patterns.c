@@ -305,9 +305,54 @@ static const char *restart(const bench_params_t *p, MPI_Comm comm, bench_plan_t 
     return ior_common(p->restart_block, p->restart_block, 1, comm, plan);
 }
 
+/* A lattice QCD checkpoint: a 4-D global lattice (t, z, y, x; x fastest in the file), block-
+ * decomposed over a 4-D process grid with x fastest in rank order, each rank holding lat_local^4
+ * sites of lat_site bytes (an SU(3) gauge field: 4 x 3 x 3 complex doubles, 576 bytes), written
+ * in one collective call through a subarray view. The balanced grid's larger factors go on the
+ * slowest dimensions (whole x lines per rank), or with lat_fast on the fastest (many small
+ * pieces per rank). */
+static const char *lattice(const bench_params_t *p, MPI_Comm comm, bench_plan_t *plan)
+{
+    int P = comm_size(comm), r = comm_rank(comm), L = p->lat_local;
+    int dims[4] = {0, 0, 0, 0}, grid[4], sizes[4], sub[4], starts[4], co[4];
+    MPI_Dims_create(P, 4, dims); /* non-increasing */
+    for (int d = 0; d < 4; d++)
+        grid[d] = p->lat_fast ? dims[3 - d] : dims[d];
+    for (int d = 3, q = r; d >= 0; d--) { /* rank order: x fastest, as the file */
+        co[d] = q % grid[d];
+        q /= grid[d];
+    }
+    for (int d = 0; d < 4; d++) {
+        sizes[d] = grid[d] * L;
+        sub[d] = L;
+        starts[d] = co[d] * L;
+    }
+    MPI_Datatype site, ft;
+    MPI_Type_contiguous(p->lat_site, MPI_BYTE, &site);
+    MPI_Type_create_subarray(4, sizes, sub, starts, MPI_ORDER_C, site, &ft);
+    MPI_Type_free(&site);
+    bench_call_t *c = bench_plan_add_call(plan);
+    c->ftype = bench_plan_keep_type(plan, ft);
+    for (int t = 0; t < L; t++)
+        for (int z = 0; z < L; z++)
+            for (int y = 0; y < L; y++) {
+                MPI_Offset s =
+                    (((MPI_Offset)(starts[0] + t) * sizes[1] + starts[1] + z) * sizes[2] +
+                     starts[2] + y) *
+                        sizes[3] +
+                    starts[3];
+                bench_plan_add_run(plan, s * p->lat_site, (MPI_Offset)L * p->lat_site);
+            }
+    c->bytes = plan->bytes;
+    plan->file_size = (MPI_Offset)sizes[0] * sizes[1] * sizes[2] * sizes[3] * p->lat_site;
+    snprintf(plan->params, sizeof(plan->params), "local=%d^4 site=%d grid=%dx%dx%dx%d (t,z,y,x)", L,
+             p->lat_site, grid[0], grid[1], grid[2], grid[3]);
+    return NULL;
+}
+
 const bench_pattern_t bench_patterns[] = {
     {"tile", tile},         {"ior-seg", ior_seg}, {"ior-strided", ior_strided},
     {"collperf", collperf}, {"btio", btio},       {"latency", latency},
-    {"flash", flash},       {"restart", restart},
+    {"flash", flash},       {"restart", restart}, {"lattice", lattice},
 };
 const int bench_npatterns = (int)(sizeof(bench_patterns) / sizeof(bench_patterns[0]));
