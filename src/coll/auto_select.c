@@ -7,23 +7,24 @@ const char *const amp_grouping_names[] = {"file view", "cartesian communicator",
                                           "ampio_topology hint", "none"};
 
 int amp_auto_group_by_extents(int nprocs, const int64_t *lo, const int64_t *hi,
-                              const int64_t *bytes, int *first)
+                              const int64_t *bytes, int stride, int *first)
 {
     int n = 0;
     int64_t glo = 0, ghi = 0; /* extent of the current group's data */
     int has_data = 0;
     first[n++] = 0;
     for (int r = 0; r < nprocs; r++) {
-        if (bytes[r] == 0)
+        size_t i = (size_t)r * (size_t)stride;
+        if (bytes[i] == 0)
             continue; /* no data: stays with the group it falls in */
-        if (has_data && (lo[r] >= ghi || hi[r] <= glo)) {
+        if (has_data && (lo[i] >= ghi || hi[i] <= glo)) {
             first[n++] = r;
             has_data = 0;
         }
-        if (!has_data || lo[r] < glo)
-            glo = lo[r];
-        if (!has_data || hi[r] > ghi)
-            ghi = hi[r];
+        if (!has_data || lo[i] < glo)
+            glo = lo[i];
+        if (!has_data || hi[i] > ghi)
+            ghi = hi[i];
         has_data = 1;
     }
     first[n] = nprocs;
@@ -67,11 +68,11 @@ int amp_auto_parse_topology(const char *text, int *dims, int max)
     return 0;
 }
 
-static int64_t amp_group_bytes(const int64_t *bytes, int from, int to)
+static int64_t amp_group_bytes(const int64_t *bytes, int stride, int from, int to)
 {
     int64_t sum = 0;
     for (int r = from; r < to; r++)
-        sum += bytes[r];
+        sum += bytes[(size_t)r * (size_t)stride];
     return sum;
 }
 
@@ -82,23 +83,26 @@ static int64_t amp_abs64(int64_t x)
 
 /* Splits ranks [from, to) holding `total` bytes into m groups of about total/m bytes each,
  * cutting between ranks; stores the starts of groups 2..m in cuts and returns m - 1. */
-static int amp_split(const int64_t *bytes, int from, int to, int64_t total, int m, int *cuts)
+static int amp_split(const int64_t *bytes, int stride, int from, int to, int64_t total, int m,
+                     int *cuts)
 {
+#define AMP_B(r) bytes[(size_t)(r) * (size_t)stride]
     int at = from;
     int64_t acc = 0;
     for (int j = 1; j < m; j++) {
         int64_t target = total * j / m;
-        acc += bytes[at++]; /* every group gets a rank; the rest one each at least */
+        acc += AMP_B(at++); /* every group gets a rank; the rest one each at least */
         while (at < to - (m - j) &&
-               (bytes[at] == 0 || amp_abs64(acc + bytes[at] - target) < amp_abs64(acc - target)))
-            acc += bytes[at++];
+               (AMP_B(at) == 0 || amp_abs64(acc + AMP_B(at) - target) < amp_abs64(acc - target)))
+            acc += AMP_B(at++);
         cuts[j - 1] = at;
     }
     return m - 1;
+#undef AMP_B
 }
 
-int amp_auto_refine(int nprocs, const int64_t *bytes, int64_t k, const amp_groups_t *initial,
-                    amp_groups_t *out)
+int amp_auto_refine(int nprocs, const int64_t *bytes, int stride, int64_t k,
+                    const amp_groups_t *initial, amp_groups_t *out)
 {
     if (k < 1)
         k = 1;
@@ -114,19 +118,19 @@ int amp_auto_refine(int nprocs, const int64_t *bytes, int64_t k, const amp_group
         return -1;
     }
     int n = 0;
-    int64_t total = amp_group_bytes(bytes, 0, nprocs);
+    int64_t total = amp_group_bytes(bytes, stride, 0, nprocs);
     if (total >= (int64_t)nprocs * k) {
         /* far more data than the processes can saturate: every process aggregates, in cycles */
         for (int r = 0; r < nprocs; r++) {
             out->first[r] = r;
-            gb[r] = bytes[r];
+            gb[r] = bytes[(size_t)r * (size_t)stride];
         }
         n = nprocs;
     } else {
         /* split groups above k into balanced subgroups */
         for (int g = 0; g < initial->n; g++) {
             int from = initial->first[g], to = initial->first[g + 1];
-            int64_t b = amp_group_bytes(bytes, from, to);
+            int64_t b = amp_group_bytes(bytes, stride, from, to);
             int64_t want = (b + k / 2) / k; /* the nearest count, so pieces stay near k */
             int m = want > to - from ? to - from : (int)want;
             out->first[n] = from;
@@ -134,11 +138,11 @@ int amp_auto_refine(int nprocs, const int64_t *bytes, int64_t k, const amp_group
                 gb[n++] = b;
                 continue;
             }
-            int ncut = amp_split(bytes, from, to, b, m, cuts);
+            int ncut = amp_split(bytes, stride, from, to, b, m, cuts);
             for (int c = 0; c <= ncut; c++) {
                 int start = c == 0 ? from : cuts[c - 1], end = c == ncut ? to : cuts[c];
                 out->first[n] = start;
-                gb[n++] = amp_group_bytes(bytes, start, end);
+                gb[n++] = amp_group_bytes(bytes, stride, start, end);
             }
         }
         /* merge groups below k with the next while that brings them closer to k */

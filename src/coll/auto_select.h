@@ -26,10 +26,12 @@ typedef struct amp_groups {
 
 /* Initial grouping from the file extents of this call: consecutive ranks whose extents
  * overlap (their data interleave, so together they fill contiguous runs of the file) form
- * one group. `first` must hold nprocs + 1 entries. Returns the number of groups; 1 group per
- * rank means the view showed no structure. Ranks without data join the group before them. */
+ * one group. Rank r's entries are lo[r * stride], hi[r * stride], bytes[r * stride] (stride 1:
+ * plain arrays; records of several words need no copy). `first` must hold nprocs + 1
+ * entries. Returns the number of groups; 1 group per rank means the view showed no structure.
+ * Ranks without data join the group before them. */
 int amp_auto_group_by_extents(int nprocs, const int64_t *lo, const int64_t *hi,
-                              const int64_t *bytes, int *first);
+                              const int64_t *bytes, int stride, int *first);
 
 /* Initial grouping from a process grid (row-major, like MPI_Cart_create): one group per line
  * along the last dimension. Returns the number of groups, or 0 if the grid does not cover
@@ -39,12 +41,12 @@ int amp_auto_group_by_dims(int nprocs, int ndims, const int *dims, int *first);
 /* Parses "4x4" or "2x2x4" into dims (at most `max`); returns ndims, or 0 when malformed. */
 int amp_auto_parse_topology(const char *text, int *dims, int max);
 
-/* Refines the initial groups for a call in which rank r writes bytes[r]: a group above k is
- * split into round(bytes/k) subgroups balanced by bytes; groups below k merge with neighbours
- * to about k; a group left below k/2 joins its smaller neighbour. Returns 0, or -1 when out
- * of memory. */
-int amp_auto_refine(int nprocs, const int64_t *bytes, int64_t k, const amp_groups_t *initial,
-                    amp_groups_t *out);
+/* Refines the initial groups for a call in which rank r writes bytes[r * stride]: a group above k
+ * is split into round(bytes/k) subgroups balanced by bytes; groups below k merge with neighbours to
+ * about k; a group left below k/2 joins its smaller neighbour. Returns 0, or -1 when out of memory.
+ */
+int amp_auto_refine(int nprocs, const int64_t *bytes, int stride, int64_t k,
+                    const amp_groups_t *initial, amp_groups_t *out);
 
 void amp_groups_free(amp_groups_t *g);
 

@@ -104,26 +104,18 @@ static amp_coll_auto_in_t amp_auto_inputs(const amp_coll_call_t *c)
     return in;
 }
 
-/* The initial groups, from the first source that shows structure. */
+/* The initial groups, from the first source that shows structure. `rec`: every rank's bytes,
+ * lo and hi, 3 words apart (the layout kept for the next call, amp_auto_layout). */
 static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll_auto_in_t *in,
-                            amp_groups_t *init)
+                            const int64_t *rec, amp_groups_t *init)
 {
     int P = c->nprocs;
     init->first = malloc(((size_t)P + 1) * sizeof(int));
-    int64_t *lo = malloc(3 * (size_t)P * sizeof(int64_t));
-    if (!init->first || !lo) {
-        free(lo);
+    if (!init->first)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
-    }
-    int64_t *hi = lo + P, *bytes = lo + 2 * P;
-    for (int r = 0; r < P; r++) {
-        lo[r] = c->ranks[r].lo;
-        hi[r] = c->ranks[r].hi;
-        bytes[r] = c->ranks[r].bytes;
-    }
     init->n = 0;
     if (!in->contiguous) {
-        init->n = amp_auto_group_by_extents(P, lo, hi, bytes, init->first);
+        init->n = amp_auto_group_by_extents(P, rec + 1, rec + 2, rec, 3, init->first);
         a->grouping = AMP_GROUPING_VIEW;
         if (init->n == P) /* one group per rank: the view showed no structure */
             init->n = 0;
@@ -145,7 +137,6 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_co
         init->n = P;
         a->grouping = AMP_GROUPING_NONE;
     }
-    free(lo);
     return MPI_SUCCESS;
 }
 
@@ -190,27 +181,21 @@ int amp_coll_auto_plan_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll
     }
     if (!a->topology || !a->layout)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
+    /* the layout first: the planner reads every rank's extent and bytes from it */
+    amp_auto_layout(c, in, a->layout);
+    const int64_t *rec = a->layout + 2;
     amp_groups_t init = {0, NULL};
-    int rc = amp_auto_initial(c, a, in, &init);
-    int64_t *bytes = malloc((size_t)c->nprocs * sizeof(int64_t));
-    if (rc == MPI_SUCCESS && !bytes)
+    int rc = amp_auto_initial(c, a, in, rec, &init);
+    if (rc == MPI_SUCCESS && amp_auto_refine(c->nprocs, rec, 3, k, &init, &a->groups) != 0)
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
-    if (rc == MPI_SUCCESS) {
-        for (int r = 0; r < c->nprocs; r++)
-            bytes[r] = c->ranks[r].bytes;
-        if (amp_auto_refine(c->nprocs, bytes, k, &init, &a->groups) != 0)
-            rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
-    }
     if (rc == MPI_SUCCESS) {
         a->ninitial = init.n;
         a->k = k;
-        amp_auto_layout(c, in, a->layout);
         a->valid = 1;
         a->reused = 0;
         a->plans++;
         c->groups = &a->groups;
     }
-    free(bytes);
     amp_groups_free(&init);
     return rc;
 }

@@ -43,7 +43,7 @@ static void paper_grid(void)
     /* a row writes 4 x 4 MiB = 16 MiB; k = 8 MiB: each row splits in two */
     for (int r = 0; r < 16; r++)
         bytes[r] = 4 * MIB;
-    UNIT_EQ(amp_auto_refine(16, bytes, 8 * MIB, &rows, &out), 0);
+    UNIT_EQ(amp_auto_refine(16, bytes, 1, 8 * MIB, &rows, &out), 0);
     check_partition(&out, 16);
     UNIT_EQ(out.n, 8);
     for (int i = 0; i < out.n; i++)
@@ -51,14 +51,14 @@ static void paper_grid(void)
     amp_groups_free(&out);
 
     /* k = 32 MiB: two rows merge into one group */
-    UNIT_EQ(amp_auto_refine(16, bytes, 32 * MIB, &rows, &out), 0);
+    UNIT_EQ(amp_auto_refine(16, bytes, 1, 32 * MIB, &rows, &out), 0);
     check_partition(&out, 16);
     UNIT_EQ(out.n, 2);
     UNIT_EQ(out.first[1], 8);
     amp_groups_free(&out);
 
     /* k = 16 MiB: one aggregator per row, as the grid suggests */
-    UNIT_EQ(amp_auto_refine(16, bytes, 16 * MIB, &rows, &out), 0);
+    UNIT_EQ(amp_auto_refine(16, bytes, 1, 16 * MIB, &rows, &out), 0);
     UNIT_EQ(out.n, 4);
     amp_groups_free(&out);
     amp_groups_free(&rows);
@@ -70,7 +70,7 @@ static void tile_above_k(void)
     for (int r = 0; r < 16; r++)
         bytes[r] = 20 * MIB;
     amp_groups_t rows = grid_rows(16, 4), out;
-    UNIT_EQ(amp_auto_refine(16, bytes, 8 * MIB, &rows, &out), 0);
+    UNIT_EQ(amp_auto_refine(16, bytes, 1, 8 * MIB, &rows, &out), 0);
     UNIT_EQ(out.n, 16); /* every process an aggregator */
     check_partition(&out, 16);
     amp_groups_free(&out);
@@ -91,7 +91,7 @@ static int count_for(int nprocs, int64_t volume, int64_t k)
     for (int r = 0; r < nprocs; r++)
         bytes[r] = volume / nprocs + (r < volume % nprocs);
     amp_groups_t init = singles(nprocs), out;
-    int n = amp_auto_refine(nprocs, bytes, k, &init, &out) == 0 ? out.n : -1;
+    int n = amp_auto_refine(nprocs, bytes, 1, k, &init, &out) == 0 ? out.n : -1;
     check_partition(&out, nprocs);
     amp_groups_free(&out);
     amp_groups_free(&init);
@@ -126,7 +126,7 @@ static void uneven_sizes_balance(void)
     bytes[7] = 0; /* and a rank with nothing */
     amp_groups_t one = {1, (int[]){0, P}}, out;
     int64_t k = 8 * MIB;
-    UNIT_EQ(amp_auto_refine(P, bytes, k, &one, &out), 0);
+    UNIT_EQ(amp_auto_refine(P, bytes, 1, k, &one, &out), 0);
     check_partition(&out, P);
     int64_t lo = -1, hi = 0;
     for (int i = 0; i < out.n; i++) {
@@ -149,12 +149,25 @@ static void extents_and_topology(void)
     int64_t lo[4] = {0, 40, 400, 440}, hi[4] = {360, 400, 760, 800},
             bytes[4] = {200, 200, 200, 200};
     int first[5];
-    UNIT_EQ(amp_auto_group_by_extents(4, lo, hi, bytes, first), 2);
+    UNIT_EQ(amp_auto_group_by_extents(4, lo, hi, bytes, 1, first), 2);
     UNIT_EQ(first[1], 2);
     /* disjoint blocks: one group each; an empty rank joins the group before it */
     int64_t lo2[4] = {0, 100, 0, 300}, hi2[4] = {100, 200, 0, 400}, b2[4] = {100, 100, 0, 100};
-    UNIT_EQ(amp_auto_group_by_extents(4, lo2, hi2, b2, first), 3);
+    UNIT_EQ(amp_auto_group_by_extents(4, lo2, hi2, b2, 1, first), 3);
     UNIT_EQ(first[2], 3); /* rank 2 has nothing: it stays in rank 1's group */
+    /* the same as records of (bytes, lo, hi), 3 words apart, as the planner keeps them */
+    int64_t rec[12];
+    for (int r = 0; r < 4; r++) {
+        rec[3 * r] = b2[r];
+        rec[3 * r + 1] = lo2[r];
+        rec[3 * r + 2] = hi2[r];
+    }
+    UNIT_EQ(amp_auto_group_by_extents(4, rec + 1, rec + 2, rec, 3, first), 3);
+    UNIT_EQ(first[2], 3);
+    amp_groups_t all = {1, (int[]){0, 4}}, out;
+    UNIT_EQ(amp_auto_refine(4, rec, 3, 100, &all, &out), 0);
+    UNIT_EQ(out.n, 3); /* 100 bytes per group, as b2 */
+    amp_groups_free(&out);
     int dims[3];
     UNIT_EQ(amp_auto_parse_topology("2x2x4", dims, 3), 3);
     UNIT_EQ(dims[2], 4);
