@@ -25,6 +25,7 @@ static inline int amp_api_file(MPI_File fh, const char *routine, amp_file_t **f)
     int rc = amp_init();
     if (rc != MPI_SUCCESS)
         return rc;
+    amp_op_progress(); /* every call advances the nonblocking accesses in progress */
     *f = amp_handle_get(fh);
     if (*f)
         return MPI_SUCCESS;

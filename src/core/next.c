@@ -37,6 +37,7 @@ static void amp_next_resolve(void)
     AMP_NEXT_FIND(testany, "PMPI_Testany");
     AMP_NEXT_FIND(testsome, "PMPI_Testsome");
     AMP_NEXT_FIND(request_get_status, "PMPI_Request_get_status");
+    AMP_NEXT_FIND(request_free, "PMPI_Request_free");
 }
 
 const amp_next_t *amp_next(void)

@@ -16,6 +16,7 @@ typedef struct amp_next {
     int (*testany)(int, MPI_Request *, int *, int *, MPI_Status *);
     int (*testsome)(int, MPI_Request *, int *, int *, MPI_Status *);
     int (*request_get_status)(MPI_Request, int *, MPI_Status *);
+    int (*request_free)(MPI_Request *);
 } amp_next_t;
 
 /* The table, resolved on first use; a routine the host lacks aborts with a message. */

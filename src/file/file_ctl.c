@@ -5,6 +5,7 @@
 #include "core/agree.h"
 #include "core/err.h"
 #include "file/fileops.h"
+#include "op/op.h"
 #include "io/datarep.h"
 #include "io/view.h"
 #include "sharedfp/sfp.h"
@@ -58,11 +59,13 @@ static int amp_file_resize(amp_file_t *f, MPI_Offset size, int allocate, const c
 
 int amp_file_set_size(amp_file_t *f, MPI_Offset size)
 {
+    amp_op_drain(f, 0);
     return amp_file_resize(f, size, 0, "MPI_File_set_size");
 }
 
 int amp_file_preallocate(amp_file_t *f, MPI_Offset size)
 {
+    amp_op_drain(f, 0);
     return amp_file_resize(f, size, 1, "MPI_File_preallocate");
 }
 
@@ -73,6 +76,7 @@ int amp_file_get_size(amp_file_t *f, MPI_Offset *size)
 
 int amp_file_sync(amp_file_t *f)
 {
+    amp_op_drain(f, 0);
     int rc = amp_sfp_sync(f); /* deferred shared pointer writes reach the file first */
     int frc = amp_fs_sync(&f->fs);
     if (rc == MPI_SUCCESS)
@@ -134,6 +138,7 @@ int amp_file_get_info(amp_file_t *f, MPI_Info *info)
 
 int amp_file_set_atomicity(amp_file_t *f, int flag)
 {
+    amp_op_drain(f, 0);
     int rc = amp_file_same(f, flag != 0, "MPI_File_set_atomicity", "the flag");
     if (rc == MPI_SUCCESS)
         f->atomic = flag != 0;
@@ -161,6 +166,7 @@ static uint64_t amp_hash_text(const char *s, uint64_t h)
 int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, MPI_Info info)
 {
+    amp_op_drain(f, 0);
     int rc = amp_sfp_sync(f); /* deferred shared pointer writes belong to the old view */
     if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL)) {

@@ -231,6 +231,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
 
 int amp_file_close(amp_file_t *f)
 {
+    amp_op_drain(f, 0); /* pending accesses complete first; each reports at its own wait */
     amp_coll_stats_report(f);
     amp_handle_remove(f);
     int src = amp_sfp_close(f); /* may still write deferred data into the file */
@@ -249,6 +250,7 @@ int amp_file_close(amp_file_t *f)
 
 void amp_file_reap(amp_file_t *f)
 {
+    amp_op_drain(f, 0);
     amp_handle_remove(f);
     if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->rank == 0)
         unlink(f->path);

@@ -8,6 +8,8 @@
 #include "file/fileops.h"
 #include "file/handle.h"
 #include "core/nodes.h"
+#include "core/worker.h"
+#include "op/op.h"
 #include "dtype/dt.h"
 #include "sharedfp/sfp_pool.h"
 
@@ -18,6 +20,8 @@ static int amp_init_keyval = MPI_KEYVAL_INVALID;
 static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     amp_handle_foreach(amp_file_reap); /* files the application left open */
+    amp_op_finalize();
+    amp_worker_finalize();
     amp_dt_finalize();
     amp_errh_finalize();
     amp_nodes_free();

@@ -29,15 +29,57 @@ typedef struct amp_op_access {
  * on errors, so every rank returns an error when one rank failed. */
 int amp_op_access(amp_file_t *f, const amp_op_access_t *a, MPI_Status *status);
 
-/* Nonblocking: performs the access and returns a completed generalized request. */
+/* Nonblocking: starts the access without waiting for any other process and returns a
+ * generalized request. The access runs as a task (core/task.h) advanced by every ampio call
+ * and by the completion routines; its file access runs on ampio's I/O thread. An error found
+ * at initiation is returned at once by an independent access; a collective one takes part
+ * without data and every rank reports the error at completion. */
 int amp_op_start(amp_file_t *f, const amp_op_access_t *a, MPI_Request *request);
 
-/* Split collectives: `begin` performs the access and keeps its status for `end`. `kind` names
- * the *_begin routine, so that only the matching *_end ends it. */
+/* Split collectives: `begin` starts the access as amp_op_start does, `end` completes it and
+ * reports its error. `kind` names the *_begin routine, so that only the matching *_end ends
+ * it. */
 int amp_op_split_begin(amp_file_t *f, const amp_op_access_t *a, int kind);
 int amp_op_split_end(amp_file_t *f, const void *buf, int kind, MPI_Status *status);
 
-/* Frees what this layer keeps on the file (at close). */
+/* Completes this process's pending accesses on the file: the collective ones only
+ * (`collective_only`, before a blocking collective, so that collectives are posted in the
+ * order they were called) or all (close, set_view, sync, set_size). */
+void amp_op_drain(amp_file_t *f, int collective_only);
+
+/* Frees what this layer keeps on the file (at close, after amp_op_drain). */
 void amp_op_file_free(amp_file_t *f);
+
+/* ---- the completion routines' view of requests (api/api_request.c) ---- */
+
+typedef struct amp_op_req amp_op_req_t;
+
+/* Whether any ampio request exists, and whether any is still in progress: the completion
+ * routines take the host's path unchanged when none does. */
+int amp_op_live(void);
+int amp_op_pending(void);
+
+/* Advances every pending access one step; never blocks, never re-enters. */
+void amp_op_progress(void);
+
+/* The ampio request behind `r`, or NULL. */
+amp_op_req_t *amp_op_find(MPI_Request r);
+
+/* Whether `q` is done; its result (and its file's handle, for the error handler). */
+int amp_op_done(const amp_op_req_t *q);
+int amp_op_result(const amp_op_req_t *q, MPI_File *fh);
+
+/* MPI_Request_free on an ampio request: returns 1 when `q` was still pending (it then goes
+ * when done), 0 when the host may free it now. */
+int amp_op_detach(amp_op_req_t *q);
+
+/* Brackets a call of a host completion routine: the query callback then reports success (the
+ * caller reports the result from amp_op_result), and requests freed inside stay readable until
+ * amp_op_wrap_end. */
+void amp_op_wrap_begin(void);
+void amp_op_wrap_end(void);
+
+/* At MPI_Finalize, after every file was closed or reaped. */
+void amp_op_finalize(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/agree.h"
 #include "core/err.h"
 #include "core/task.h"
+#include "core/worker.h"
 #include "io/datarep.h"
 #include "io/view.h"
 #include "io/xfer.h"
@@ -109,7 +110,9 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
         if (stream && !a->write)
             *agreed = 0;
     } else if (rc == MPI_SUCCESS) {
-        rc = amp_xfer(&x, done);
+        amp_xfer_job_t job = {.x = &x};
+        rc = amp_worker_run(amp_xfer_job, &job); /* inside a task, on an I/O thread */
+        *done = job.done;
     }
     if (rc == MPI_SUCCESS && stream && !a->write)
         rc = amp_datarep_decode(rep, a->buf, a->type, mdt, a->count, stream, *done);
@@ -144,73 +147,119 @@ void amp_op_status(MPI_Status *status, MPI_Count bytes)
     PMPI_Status_set_cancelled(status, 0);
 }
 
-int amp_op_access(amp_file_t *f, const amp_op_access_t *a, MPI_Status *status)
+void amp_op_prepare(amp_file_t *f, const amp_op_access_t *a, int nonblocking, amp_op_prep_t *p)
 {
-    amp_dt_t *mdt = NULL;
-    MPI_Count bytes = 0, item = 0, done = 0;
+    *p = (amp_op_prep_t){.a = *a, .owned = MPI_DATATYPE_NULL};
     int rc = amp_op_check(f, a);
     if (rc == MPI_SUCCESS)
-        rc = amp_dt_get(a->type, &mdt);
+        rc = amp_dt_get(a->type, &p->mdt);
     if (rc == MPI_SUCCESS)
-        rc = amp_op_size(f, a, mdt, &bytes, &item);
-    MPI_Count esize = f->view.esize;
-    MPI_Offset etypes = rc == MPI_SUCCESS ? (MPI_Offset)(bytes / esize) : 0, start = 0;
-    int deferred = 0; /* a shared pointer component took the data to place it later */
+        rc = amp_op_size(f, a, p->mdt, &p->bytes, &p->item);
+    /* a converting representation reads the type again at completion, when the application
+     * may have freed its handle */
+    if (rc == MPI_SUCCESS && nonblocking && amp_datarep_converts(f->view.rep)) {
+        rc = PMPI_Type_dup(a->type, &p->owned);
+        if (rc == MPI_SUCCESS)
+            p->a.type = p->owned;
+        else
+            p->owned = MPI_DATATYPE_NULL;
+    }
+    p->etypes = rc == MPI_SUCCESS ? (MPI_Offset)(p->bytes / f->view.esize) : 0;
+
+    switch (a->where) {
+    case AMP_OP_AT:
+        p->start = a->offset;
+        if (rc == MPI_SUCCESS)
+            rc = amp_view_range(&f->view, p->start, p->bytes, &p->pos, a->routine);
+        p->placed = 1;
+        break;
+    case AMP_OP_INDIV:
+        pthread_mutex_lock(&f->lock);
+        p->start = f->fp;
+        if (rc == MPI_SUCCESS)
+            rc = amp_view_range(&f->view, p->start, p->bytes, &p->pos, a->routine);
+        if (nonblocking && rc == MPI_SUCCESS) {
+            f->fp += p->etypes;
+            p->fp_moved = 1;
+        }
+        pthread_mutex_unlock(&f->lock);
+        p->placed = 1;
+        break;
+    case AMP_OP_SHARED:
+        if (rc == MPI_SUCCESS && a->write)
+            rc = amp_sfp_write_deferred(f, a->buf, a->count, p->a.type, p->mdt, p->bytes,
+                                        &p->deferred);
+        if (rc == MPI_SUCCESS && !p->deferred)
+            rc = amp_sfp_fetch_add(f, p->etypes, &p->start);
+        if (rc == MPI_SUCCESS && !p->deferred)
+            rc = amp_view_range(&f->view, p->start, p->bytes, &p->pos, a->routine);
+        p->placed = 1;
+        break;
+    case AMP_OP_ORDERED:
+        break; /* a collective of its own, in amp_op_run */
+    }
+    p->rc = rc;
+}
+
+void amp_op_prep_free(amp_op_prep_t *p)
+{
+    amp_dt_release(p->mdt);
+    p->mdt = NULL;
+    if (p->owned != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&p->owned);
+}
+
+int amp_op_run(amp_file_t *f, amp_op_prep_t *p, MPI_Status *status)
+{
+    const amp_op_access_t *a = &p->a;
+    int rc = p->rc;
+    MPI_Count esize = f->view.esize, done = 0;
     if (a->collective) {
         /* deferred shared pointer writes become part of the file first */
         int src = amp_sfp_sync(f);
         if (rc == MPI_SUCCESS)
             rc = src;
     }
-
-    switch (a->where) {
-    case AMP_OP_AT:
-        start = a->offset;
-        break;
-    case AMP_OP_INDIV:
-        pthread_mutex_lock(&f->lock);
-        start = f->fp;
-        pthread_mutex_unlock(&f->lock);
-        break;
-    case AMP_OP_SHARED:
-        if (rc == MPI_SUCCESS && a->write)
-            rc = amp_sfp_write_deferred(f, a->buf, a->count, a->type, mdt, bytes, &deferred);
-        if (rc == MPI_SUCCESS && !deferred)
-            rc = amp_sfp_fetch_add(f, etypes, &start);
-        break;
-    case AMP_OP_ORDERED: {
-        int orc = amp_op_ordered(f, etypes, &start);
+    if (!p->placed) {
+        int orc = amp_op_ordered(f, p->etypes, &p->start);
         if (rc == MPI_SUCCESS)
             rc = orc;
-        break;
-    }
     }
 
-    MPI_Count pos = 0;
-    if (rc == MPI_SUCCESS && !deferred)
-        rc = amp_view_range(&f->view, start, bytes, &pos, a->routine);
+    if (rc == MPI_SUCCESS && !p->placed && !p->deferred)
+        rc = amp_view_range(&f->view, p->start, p->bytes, &p->pos, a->routine);
 
     int collective = a->collective; /* ordered accesses too: their positions are known now */
     int agreed = 0;                 /* the collective layer knows every rank succeeded */
-    if (deferred)
-        done = bytes;
+    if (p->deferred)
+        done = p->bytes;
     else if (collective || rc == MPI_SUCCESS) {
-        int mrc = amp_op_move(f, a, mdt, pos, rc == MPI_SUCCESS ? bytes : 0, collective,
+        int mrc = amp_op_move(f, a, p->mdt, p->pos, rc == MPI_SUCCESS ? p->bytes : 0, collective,
                               rc != MPI_SUCCESS, &done, &agreed);
         if (rc == MPI_SUCCESS)
             rc = mrc;
     }
-    if (a->where == AMP_OP_INDIV && rc == MPI_SUCCESS) {
+    if (a->where == AMP_OP_INDIV && rc == MPI_SUCCESS && !p->fp_moved) {
         pthread_mutex_lock(&f->lock);
-        f->fp = start + (MPI_Offset)(done / esize);
+        f->fp = p->start + (MPI_Offset)(done / esize);
         pthread_mutex_unlock(&f->lock);
     }
     if (a->collective && !agreed)
         rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS) {
-        MPI_Count mem_bytes = item == mdt->size ? done : done / item * mdt->size;
+        MPI_Count mem_bytes = p->item == p->mdt->size ? done : done / p->item * p->mdt->size;
         amp_op_status(status, mem_bytes);
     }
-    amp_dt_release(mdt);
+    return rc;
+}
+
+int amp_op_access(amp_file_t *f, const amp_op_access_t *a, MPI_Status *status)
+{
+    if (a->collective)
+        amp_op_drain(f, 1); /* this rank's earlier collectives on the file post theirs first */
+    amp_op_prep_t p;
+    amp_op_prepare(f, a, 0, &p);
+    int rc = amp_op_run(f, &p, status);
+    amp_op_prep_free(&p);
     return rc;
 }

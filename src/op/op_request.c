@@ -1,33 +1,64 @@
 /* Nonblocking accesses: generalized requests, so that MPI_Wait, MPI_Test, MPI_Waitall and the
- * rest work on them. */
+ * rest work on them. The access itself progresses through op_progress.c; its request is
+ * completed when its task ends. */
 #include <stdlib.h>
 
 #include "core/err.h"
 #include "op/op_internal.h"
 
-typedef struct {
-    MPI_Count bytes;
-} amp_op_greq_t;
+/* Inside a host completion routine called by ampio's own (amp_op_wrap_begin): the caller
+ * reports errors itself, and requests freed meanwhile wait here until it has read them. */
+static __thread int amp_op_wrapping;
+static __thread amp_op_req_t *amp_op_freed;
 
-static int amp_op_greq_query(void *extra, MPI_Status *status)
+void amp_op_wrap_begin(void)
 {
-    amp_op_greq_t *g = extra;
-    amp_op_status(status, g->bytes);
+    amp_op_wrapping++;
+}
+
+void amp_op_wrap_end(void)
+{
+    if (--amp_op_wrapping > 0)
+        return;
+    while (amp_op_freed) {
+        amp_op_req_t *q = amp_op_freed;
+        amp_op_freed = q->next_done;
+        free(q);
+    }
+}
+
+int amp_op_greq_query(void *extra, MPI_Status *status)
+{
+    amp_op_req_t *q = extra;
+    int rc = amp_op_wrapping ? MPI_SUCCESS : q->rc;
+    amp_op_status(status, q->rc == MPI_SUCCESS ? q->bytes : 0);
     status->MPI_SOURCE = MPI_UNDEFINED;
     status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = MPI_SUCCESS;
+    status->MPI_ERROR = rc;
+    return rc;
+}
+
+int amp_op_greq_free(void *extra)
+{
+    amp_op_req_t *q = extra;
+    amp_op_req_unlink(q);
+    if (amp_op_wrapping) {
+        q->next_done = amp_op_freed;
+        amp_op_freed = q;
+    } else {
+        free(q);
+    }
     return MPI_SUCCESS;
 }
 
-static int amp_op_greq_free(void *extra)
+/* Cancelling fails, as the standard allows: a collective access cannot be withdrawn from the
+ * other ranks, and an independent one is already on the I/O thread's queue. The request
+ * completes as it would have. */
+int amp_op_greq_cancel(void *extra, int complete)
 {
-    free(extra);
+    (void)extra;
+    (void)complete;
     return MPI_SUCCESS;
-}
-
-static int amp_op_greq_cancel(void *extra, int complete)
-{
-    return MPI_SUCCESS; /* already complete: nothing to cancel */
 }
 
 int amp_op_start(amp_file_t *f, const amp_op_access_t *a, MPI_Request *request)
@@ -35,18 +66,16 @@ int amp_op_start(amp_file_t *f, const amp_op_access_t *a, MPI_Request *request)
     if (!request)
         return amp_err(MPI_ERR_ARG, "%s: the request argument is NULL", a->routine);
     *request = MPI_REQUEST_NULL;
-    MPI_Status status;
-    int rc = amp_op_access(f, a, &status);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    amp_op_greq_t *g = malloc(sizeof(*g));
-    if (!g)
-        return amp_err(MPI_ERR_NO_MEM, "%s: out of memory for a request", a->routine);
-    PMPI_Get_elements_x(&status, MPI_BYTE, &g->bytes);
-    rc = PMPI_Grequest_start(amp_op_greq_query, amp_op_greq_free, amp_op_greq_cancel, g, request);
-    if (rc != MPI_SUCCESS) {
-        free(g);
+    amp_op_prep_t p;
+    amp_op_prepare(f, a, 1, &p);
+    if (p.rc != MPI_SUCCESS && !a->collective) {
+        int rc = p.rc;
+        amp_op_prep_free(&p);
         return rc;
     }
-    return PMPI_Grequest_complete(*request);
+    amp_op_req_t *q;
+    int rc = amp_op_req_start(f, &p, 1, &q);
+    if (rc == MPI_SUCCESS)
+        *request = q->greq;
+    return rc;
 }

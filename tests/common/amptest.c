@@ -15,7 +15,17 @@ static int amptest_failures;
 
 void amptest_init(int *argc, char ***argv)
 {
-    MPI_Init(argc, argv);
+    int provided;
+    amptest_init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+void amptest_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (required == MPI_THREAD_SINGLE)
+        MPI_Init(argc, argv);
+    else
+        MPI_Init_thread(argc, argv, required, provided);
+    MPI_Query_thread(provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &amptest_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &amptest_size);
     if (*argc > 1)

@@ -17,6 +17,9 @@ extern int amptest_rank, amptest_size;
 /* Initialises MPI, reads the output directory from argv[1]. */
 void amptest_init(int *argc, char ***argv);
 
+/* The same with MPI_Init_thread; `*provided` is the level granted. */
+void amptest_init_thread(int *argc, char ***argv, int required, int *provided);
+
 /* Finalises; returns the exit status (0 when no rank failed). */
 int amptest_finish(void);
 

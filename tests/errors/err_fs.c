@@ -2,7 +2,9 @@
  *
  *   err_fs DIR full        DIR is a 1 MiB file system: writes past it fail with
  *                          MPI_ERR_NO_SPACE (collective ones on every rank), nothing hangs,
- *                          and what was written before (or fitted) is intact
+ *                          and what was written before (or fitted) is intact; a
+ *                          nonblocking collective write reports it at MPI_Wait (or in the
+ *                          status of MPI_Waitall) on every rank
  *   err_fs DIR ro-prepare  writes ro.dat, which ro-check expects
  *   err_fs DIR ro-check    DIR is mounted read-only: opening for writing, creating and
  *                          deleting fail with MPI_ERR_READ_ONLY; reading works */
@@ -258,6 +260,61 @@ static void full_other(void)
     delete_to_free(name);
 }
 
+/* Nonblocking collective writes past the end of space: each rank's part of the header fits,
+ * the rest overflows on some rank, and the error arrives at completion on every rank: at
+ * MPI_Wait after a loop of MPI_Test, and as MPI_ERR_IN_STATUS of an MPI_Waitall that also
+ * completes an ordinary exchange. The file stays usable and the header intact. */
+static void full_nonblocking(int mixed)
+{
+    const char *name = mixed ? "nonblocking-waitall.dat" : "nonblocking-wait.dat";
+    const char *what = mixed ? "iwrite_at_all past the end of space, completed by MPI_Waitall"
+                             : "iwrite_at_all past the end of space, completed by MPI_Wait";
+    MPI_File fh;
+    if (!open_with_header(name, &fh))
+        return;
+    long long part = 2 * MiB / amptest_size; /* every rank's part lies past the header */
+    MPI_Offset at = HEADER + (MPI_Offset)amptest_rank * part;
+    unsigned char *data = pattern(at, part);
+    MPI_Request req[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int rc = MPI_File_iwrite_at_all(fh, at, data, (int)part, MPI_BYTE, &req[0]);
+    if (rc == MPI_SUCCESS && !mixed) {
+        int flag = 0;
+        for (int i = 0; i < 3 && rc == MPI_SUCCESS && !flag; i++)
+            rc = MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+        MPI_Status st;
+        if (rc == MPI_SUCCESS && !flag) {
+            rc = MPI_Wait(&req[0], &st);
+            if (rc != MPI_SUCCESS)
+                amptest_check(st.MPI_ERROR == rc, "%s: status carries %d, the call returned %d",
+                              what, st.MPI_ERROR, rc);
+        }
+    } else if (rc == MPI_SUCCESS) {
+        int in = -1, out = amptest_rank;
+        int left = (amptest_rank + amptest_size - 1) % amptest_size;
+        MPI_Irecv(&in, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &req[1]);
+        MPI_Isend(&out, 1, MPI_INT, (amptest_rank + 1) % amptest_size, 3, MPI_COMM_WORLD, &req[2]);
+        MPI_Status st[3];
+        rc = MPI_Waitall(3, req, st);
+        amptest_check(rc == MPI_ERR_IN_STATUS, "%s: MPI_Waitall returned %d, not MPI_ERR_IN_STATUS",
+                      what, rc);
+        if (rc == MPI_ERR_IN_STATUS) {
+            amptest_check(st[1].MPI_ERROR == MPI_SUCCESS && st[2].MPI_ERROR == MPI_SUCCESS,
+                          "%s: the ordinary requests report errors %d and %d", what,
+                          st[1].MPI_ERROR, st[2].MPI_ERROR);
+            rc = st[0].MPI_ERROR;
+        }
+        amptest_check(in == left, "%s: the ordinary message carried %d", what, in);
+    }
+    errtest_class_all(MPI_COMM_WORLD, rc, MPI_ERR_NO_SPACE, what);
+    amptest_check(req[0] == MPI_REQUEST_NULL, "%s: the request was not freed", what);
+    free(data);
+    amptest_ok(MPI_File_close(&fh), "close after a full file system");
+    long long none = -1;
+    if (amptest_rank == 0)
+        check_full_file(name, &none, what);
+    delete_to_free(name);
+}
+
 /* With the space back, writing works again. */
 static void full_recovered(void)
 {
@@ -357,6 +414,8 @@ int main(int argc, char **argv)
         full_collective("individual");
         full_owners();
         full_other();
+        full_nonblocking(0);
+        full_nonblocking(1);
         full_recovered();
     } else if (strcmp(mode, "ro-prepare") == 0) {
         ro_prepare();
