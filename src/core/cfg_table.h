@@ -73,6 +73,9 @@
       "print the plan of every collective call on rank 0")                                         \
     X(AMPIO_PIPELINE, "ampio_pipeline", BOOL, "true", 0, 0, NULL, COLL,                            \
       "overlap the file access of one collective round with the messages of the next")             \
+    X(AMPIO_PROGRESS_THREAD, "ampio_progress_thread", BOOL, "true", 0, 0, NULL, LOCAL,             \
+      "under MPI_THREAD_MULTIPLE a thread of ampio's own advances nonblocking accesses while "     \
+      "the application computes (started by the first such access of a file that allows it)")      \
     X(AMPIO_WRITE_CHUNK, "ampio_write_chunk", SIZE, "0", 0, 1LL << 40, NULL, LOCAL,                \
       "largest write system call (0: 256K on a node with more of the file's ranks than cores, "    \
       "else none)")                                                                                \

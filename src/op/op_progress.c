@@ -3,19 +3,34 @@
  * access of its file has ended, so that every rank posts a file's collectives in the order it
  * called them. Passes run under one lock (tasks are resumed one thread at a time); a thread
  * that finds the lock taken skips its pass, since another thread is advancing the same tasks.
- * Generalized requests are completed after the pass, outside the lock: freeing a detached one
- * calls back into amp_op_req_unlink. */
+ * Two locks: the progress lock serialises passes, starts and the files' queues, and is held
+ * while tasks call MPI; the list lock guards the list of requests alive and is never held
+ * across an MPI call. The host's callbacks (a generalized request's free) take only the list
+ * lock, so a thread inside MPI (holding the MPI library's own lock) never waits for a thread
+ * that holds the progress lock and waits for MPI's. Detached requests are freed after the
+ * pass, outside the progress lock.
+ *
+ * Under MPI_THREAD_MULTIPLE a progress thread of ampio's own makes a pass every tick while any
+ * access is pending and sleeps otherwise, so that collective accesses advance while the
+ * application computes without calling MPI. Under lower thread levels only the application's
+ * threads may call MPI, and passes run from its calls alone. */
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "core/cfg.h"
 #include "core/err.h"
 #include "core/next.h"
 #include "op/op_internal.h"
 
-static pthread_mutex_t amp_op_lock = PTHREAD_MUTEX_INITIALIZER;
-static amp_op_req_t *amp_op_head, *amp_op_tail; /* alive, oldest first */
-static int amp_op_nlive, amp_op_npending;       /* read without the lock, atomically */
-static __thread int amp_op_busy;                /* this thread is in a pass */
+static pthread_mutex_t amp_op_lock = PTHREAD_MUTEX_INITIALIZER;      /* progress */
+static pthread_mutex_t amp_op_list_lock = PTHREAD_MUTEX_INITIALIZER; /* the list */
+static amp_op_req_t *amp_op_head, *amp_op_tail;                      /* alive, oldest first */
+static amp_op_req_t **amp_op_snap; /* a pass's tasks (progress lock) */
+static size_t amp_op_snap_cap;
+static int amp_op_nlive, amp_op_npending; /* read without the lock, atomically */
+static __thread int amp_op_busy;          /* this thread is in a pass */
 
 int amp_op_live(void)
 {
@@ -44,11 +59,11 @@ amp_op_req_t *amp_op_find(MPI_Request r)
     if (r == MPI_REQUEST_NULL || !amp_op_live())
         return NULL;
     amp_op_req_t *found = NULL;
-    pthread_mutex_lock(&amp_op_lock);
+    pthread_mutex_lock(&amp_op_list_lock);
     for (amp_op_req_t *q = amp_op_head; q && !found; q = q->next_live)
         if (q->greq != MPI_REQUEST_NULL && q->greq == r)
             found = q;
-    pthread_mutex_unlock(&amp_op_lock);
+    pthread_mutex_unlock(&amp_op_list_lock);
     return found;
 }
 
@@ -84,13 +99,29 @@ static void amp_op_step(amp_op_req_t *q, amp_op_req_t **completed)
         amp_op_ended(q, rc, completed);
 }
 
-/* One pass over every started task. Called with the lock held. */
+/* One pass over every started task. Called with the progress lock held: the tasks taken from
+ * the list are not done, so nobody frees them meanwhile. */
 static void amp_op_pass(amp_op_req_t **completed)
 {
+    size_t n = 0;
+    pthread_mutex_lock(&amp_op_list_lock);
+    for (amp_op_req_t *q = amp_op_head; q; q = q->next_live) {
+        if (!q->started || q->done)
+            continue;
+        if (n == amp_op_snap_cap) {
+            size_t cap = amp_op_snap_cap ? 2 * amp_op_snap_cap : 16;
+            amp_op_req_t **grown = realloc(amp_op_snap, cap * sizeof(*grown));
+            if (!grown)
+                break; /* the rest waits for the next pass */
+            amp_op_snap = grown;
+            amp_op_snap_cap = cap;
+        }
+        amp_op_snap[n++] = q;
+    }
+    pthread_mutex_unlock(&amp_op_list_lock);
     amp_op_busy = 1;
-    for (amp_op_req_t *q = amp_op_head; q; q = q->next_live)
-        if (q->started && !q->done)
-            amp_op_step(q, completed);
+    for (size_t i = 0; i < n; i++)
+        amp_op_step(amp_op_snap[i], completed);
     amp_op_busy = 0;
 }
 
@@ -146,6 +177,69 @@ void amp_op_progress(void)
         amp_op_advance(0);
 }
 
+/* ---- the progress thread ---- */
+
+#define AMP_OP_TICK_NS 20000 /* between passes; the kernel's timer slack adds about 50 us */
+
+static pthread_mutex_t amp_op_thr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t amp_op_thr_work = PTHREAD_COND_INITIALIZER;
+static pthread_t amp_op_thr;
+static int amp_op_thr_state; /* 0: not decided, 1: running, -1: not used (thread level) */
+static int amp_op_thr_stop;
+
+static void *amp_op_thread_main(void *unused)
+{
+    (void)unused;
+    sigset_t all; /* signals are the application's threads' business */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&amp_op_thr_lock);
+    while (!amp_op_thr_stop) {
+        if (!amp_op_pending()) {
+            pthread_cond_wait(&amp_op_thr_work, &amp_op_thr_lock);
+            continue;
+        }
+        pthread_mutex_unlock(&amp_op_thr_lock);
+        amp_op_advance(0);
+        struct timespec tick = {0, AMP_OP_TICK_NS};
+        nanosleep(&tick, NULL);
+        pthread_mutex_lock(&amp_op_thr_lock);
+    }
+    pthread_mutex_unlock(&amp_op_thr_lock);
+    return NULL;
+}
+
+/* Wakes the progress thread for a new access, starting it first when the thread level allows
+ * and `f` wants it. */
+static void amp_op_thread_wake(amp_file_t *f)
+{
+    pthread_mutex_lock(&amp_op_thr_lock);
+    if (amp_op_thr_state == 0 && amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PROGRESS_THREAD)) {
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        amp_op_thr_state = -1;
+        amp_op_thr_stop = 0;
+        if (level == MPI_THREAD_MULTIPLE &&
+            pthread_create(&amp_op_thr, NULL, amp_op_thread_main, NULL) == 0)
+            amp_op_thr_state = 1;
+    }
+    if (amp_op_thr_state == 1)
+        pthread_cond_signal(&amp_op_thr_work);
+    pthread_mutex_unlock(&amp_op_thr_lock);
+}
+
+static void amp_op_thread_stop(void)
+{
+    pthread_mutex_lock(&amp_op_thr_lock);
+    int running = amp_op_thr_state == 1;
+    amp_op_thr_stop = 1;
+    pthread_cond_signal(&amp_op_thr_work);
+    pthread_mutex_unlock(&amp_op_thr_lock);
+    if (running)
+        pthread_join(amp_op_thr, NULL);
+    amp_op_thr_state = 0;
+}
+
 static int amp_op_req_main(void *arg)
 {
     amp_op_req_t *q = arg;
@@ -184,12 +278,14 @@ int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_
     }
 
     pthread_mutex_lock(&amp_op_lock);
+    pthread_mutex_lock(&amp_op_list_lock);
     q->prev_live = amp_op_tail;
     if (amp_op_tail)
         amp_op_tail->next_live = q;
     else
         amp_op_head = q;
     amp_op_tail = q;
+    pthread_mutex_unlock(&amp_op_list_lock);
     __atomic_add_fetch(&amp_op_nlive, 1, __ATOMIC_RELEASE);
     __atomic_add_fetch(&amp_op_npending, 1, __ATOMIC_RELEASE);
     s->pending++;
@@ -211,6 +307,7 @@ int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_
     }
     pthread_mutex_unlock(&amp_op_lock);
     amp_op_release(detached);
+    amp_op_thread_wake(f);
     *out = q;
     return MPI_SUCCESS;
 }
@@ -226,7 +323,7 @@ void amp_op_req_finish(amp_op_req_t *q)
 
 void amp_op_req_unlink(amp_op_req_t *q)
 {
-    pthread_mutex_lock(&amp_op_lock);
+    pthread_mutex_lock(&amp_op_list_lock);
     if (q->prev_live)
         q->prev_live->next_live = q->next_live;
     else
@@ -237,7 +334,7 @@ void amp_op_req_unlink(amp_op_req_t *q)
         amp_op_tail = q->prev_live;
     q->next_live = q->prev_live = NULL;
     __atomic_sub_fetch(&amp_op_nlive, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&amp_op_lock);
+    pthread_mutex_unlock(&amp_op_list_lock);
 }
 
 void amp_op_req_free(amp_op_req_t *q)
@@ -265,10 +362,13 @@ static amp_op_req_t *amp_op_pending_on(amp_file_t *f, int collective_only)
     pthread_mutex_lock(&amp_op_lock);
     if (f->op && collective_only)
         found = f->op->tail;
-    else if (f->op && f->op->pending)
+    else if (f->op && f->op->pending) {
+        pthread_mutex_lock(&amp_op_list_lock);
         for (amp_op_req_t *q = amp_op_head; q && !found; q = q->next_live)
             if (q->f == f && !q->done)
                 found = q;
+        pthread_mutex_unlock(&amp_op_list_lock);
+    }
     pthread_mutex_unlock(&amp_op_lock);
     return found;
 }
@@ -284,6 +384,14 @@ void amp_op_drain(amp_file_t *f, int collective_only)
 
 void amp_op_finalize(void)
 {
-    while (amp_op_pending())
+    while (amp_op_pending()) {
         amp_op_advance(1);
+        sched_yield();
+    }
+    amp_op_thread_stop();
+    pthread_mutex_lock(&amp_op_lock);
+    free(amp_op_snap);
+    amp_op_snap = NULL;
+    amp_op_snap_cap = 0;
+    pthread_mutex_unlock(&amp_op_lock);
 }
