@@ -17,6 +17,8 @@
 #   cluster.sh with [up options] [--] CMD...
 #                                  up, run CMD on the host, down, holding the cluster's lock
 #   cluster.sh ceph ARGS...        the ceph command, run on s1
+#   cluster.sh fail-client NODE    a fault: kills the node's ceph-fuse (SIGKILL) and evicts it
+#   cluster.sh remount             mounts the file system again where its client is gone
 #   cluster.sh can                 says whether this machine can run the cluster (exit 0) or why not
 #
 # The file system is mounted at $AMPIO_CLUSTER_MNT (/mnt/ampio-cephfs) in the compute nodes only.
@@ -351,17 +353,50 @@ make_ceph() {
 
 mount_cephfs() {
     local n i
-    for n in $(compute_nodes); do
+    for n in "$@"; do
         node_daemon "$n" "$state/ceph/log/mount.$n.log" ceph-fuse -c "$ceph_conf" --id admin "$mnt" ||
             die "ceph-fuse on $n failed: $(tail -3 "$state/ceph/log/mount.$n.log")"
     done
-    for n in $(compute_nodes); do
+    for n in "$@"; do
         for ((i = 0; i < 60; i++)); do
             node_exec "$n" mountpoint -q "$mnt" && break
             sleep 1
         done
         node_exec "$n" mountpoint -q "$mnt" || die "CephFS is not mounted on $n"
     done
+}
+
+# A node's file system client dies (SIGKILL), as a fault to test: its mount answers ENOTCONN,
+# and the metadata server evicts its session, so that the other clients need not wait for the
+# session to time out before they get the capabilities it held.
+cmd_fail_client() {
+    local node=$1 pid id
+    load_config
+    pid=$(cat "$state/ceph/run/client.admin.$node.pid" 2>/dev/null) || die "no client on $node"
+    id=$(ceph_cmd tell mds.s1 client ls 2>/dev/null |
+        python3 -c 'import json, sys
+for s in json.load(sys.stdin):
+    if s.get("client_metadata", {}).get("hostname") == sys.argv[1]: print(s["id"])' "$node") || true
+    kill -KILL "$pid" 2>/dev/null || die "the client of $node (pid $pid) is not running"
+    note "killed the file system client of $node (pid $pid)"
+    if [ -n "$id" ]; then
+        ceph_quiet tell mds.s1 client evict "id=$id" && note "evicted its session ($id)"
+    fi
+}
+
+# Mounts the file system again in the compute nodes whose client is gone.
+cmd_remount() {
+    load_config
+    local n dead=()
+    for n in $(compute_nodes); do
+        if ! node_exec "$n" timeout 10 stat -f -c %T "$mnt" 2>/dev/null | grep -q fuse; then
+            node_exec "$n" umount -l "$mnt" 2>/dev/null || true
+            dead+=("$n")
+        fi
+    done
+    [ ${#dead[@]} -gt 0 ] || return 0
+    mount_cephfs "${dead[@]}"
+    note "mounted again on ${dead[*]}"
 }
 
 # --- up, down, status ------------------------------------------------------------------------
@@ -527,7 +562,8 @@ osd_mem=$osd_mem
 EOF
     make_network
     make_ceph
-    mount_cephfs
+    # shellcheck disable=SC2046
+    mount_cephfs $(compute_nodes)
     trap - EXIT
     date '+%F %T' >"$state/up"
     note "up in $((SECONDS - t0)) s: $ncompute compute nodes, $nstorage storage nodes, CephFS at $mnt"
@@ -630,6 +666,11 @@ main() {
         load_config
         ceph_cmd "$@"
         ;;
+    fail-client)
+        [ $# -eq 1 ] || die "fail-client NODE"
+        cmd_fail_client "$1"
+        ;;
+    remount) cmd_remount ;;
     can)
         local why
         if why=$(can_run); then echo "yes"; else

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Sets up (scripts/setup.sh) and runs every test on both MPI families.
+# Sets up (scripts/setup.sh) and runs every test on both MPI families. The tests of the label
+# "cluster" run on the emulated cluster (scripts/cluster.sh) where this machine can run it
+# (root, namespaces, FUSE, the Ceph packages); elsewhere they are skipped, and said so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests --cluster
+cluster_note=""
+if why=$(bash scripts/cluster.sh can 2>&1); then
+    export AMPIO_TEST_CLUSTER=1
+    echo "=== the cluster tests (label cluster) run: this machine can run the emulated cluster ==="
+else
+    cluster_note="the cluster tests (label cluster) were SKIPPED: $why"
+    echo "=== $cluster_note ==="
+fi
 status=0
 for family in openmpi mpich; do
     echo "=== tests on $family ==="
@@ -11,4 +21,5 @@ for family in openmpi mpich; do
     [ "$family" = mpich ] && jobs=1
     ctest --test-dir "build/$family" --output-on-failure -j "$jobs" "$@" || status=1
 done
+if [ -n "$cluster_note" ]; then echo "test: NOTE: $cluster_note"; fi
 exit $status

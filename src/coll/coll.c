@@ -307,6 +307,16 @@ int amp_coll_info(amp_file_t *f, MPI_Info info)
         rc = PMPI_Info_set(info, "ampio_aggregators", text);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Info_set(info, "ampio_fcoll", amp_fcoll_names[s->last_fcoll]);
+    /* the node layout the aggregators were picked from: the node of every rank, when it fits */
+    snprintf(text, sizeof(text), "%d", s->nnodes);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(info, "ampio_nodes", text);
+    at = 0;
+    int r = 0;
+    for (; r < f->nprocs && at + 12 < sizeof(text); r++)
+        at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%d", r ? "," : "", s->node[r]);
+    if (rc == MPI_SUCCESS && r == f->nprocs)
+        rc = PMPI_Info_set(info, "ampio_node_of_rank", text);
     return rc;
 }
 

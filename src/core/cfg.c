@@ -186,7 +186,7 @@ static int amp_cfg_set(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, amp_cf
     return amp_cfg_store(cfg, id, text, v, src);
 }
 
-static void amp_cfg_note(amp_cfg_t *cfg, const char *fmt, ...)
+void amp_cfg_note(amp_cfg_t *cfg, const char *fmt, ...)
 {
     size_t at = strlen(cfg->notes);
     if (at + 4 >= sizeof(cfg->notes))

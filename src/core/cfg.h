@@ -62,6 +62,9 @@ int amp_cfg_update(amp_cfg_t *cfg, MPI_Info hints);
 
 void amp_cfg_free(amp_cfg_t *cfg);
 
+/* Adds a note on a hint ampio could not follow, printed under AMPIO_EXPLAIN. */
+void amp_cfg_note(amp_cfg_t *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prints the notes on clamped or ignored hints under AMPIO_EXPLAIN (on rank 0) and clears them. */
 void amp_cfg_explain_notes(amp_cfg_t *cfg, int rank, const char *path);
 

@@ -201,6 +201,8 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     int lrc = amp_file_layout_share(f, rc); /* collective: every rank, whatever its rc */
     if (rc == MPI_SUCCESS && lrc != MPI_SUCCESS)
         rc = amp_err(amp_err_class(lrc), "cannot share the layout of \"%s\"", f->path);
+    if (rc == MPI_SUCCESS)
+        amp_fs_set_stale_cache(&f->fs, !(f->layout.caps & AMP_FS_COHERENT));
     if (rc == MPI_SUCCESS && f->cfg.str[AMP_CFG_AMPIO_TRACE] && *f->cfg.str[AMP_CFG_AMPIO_TRACE])
         rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
     /* when set by hint; otherwise the first collective call decides from the node layout */

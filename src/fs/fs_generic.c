@@ -21,7 +21,7 @@ static int amp_generic_set(const amp_fs_sys_t *sys, int fd, const amp_fs_layout_
 
 const amp_fs_provider_t amp_fs_generic = {
     .name = "generic",
-    .caps = AMP_FS_LOCKED_RMW,
+    .caps = AMP_FS_LOCKED_RMW | AMP_FS_COHERENT,
     .create_flags = 0,
     .recognise = amp_generic_recognise,
     .get = amp_generic_get,

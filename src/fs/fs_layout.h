@@ -65,6 +65,11 @@ enum {
      * that read-modify-write (data sieving of writes) is safe; ceph-fuse serves such a read
      * from its cache: measured, interleaved sieved writes of 4 ranks on 4 nodes lost data */
     AMP_FS_LOCKED_RMW = 1 << 3,
+    /* a client's cache never serves bytes that another client changed and flushed since: where
+     * this is not declared, sync, open and byte-range locks drop the node's cached pages of the
+     * file (amp_fs_set_stale_cache). ceph-fuse keeps the kernel's page cache of a file across
+     * other nodes' writes: measured, reads after sync-barrier-sync returned stale bytes */
+    AMP_FS_COHERENT = 1 << 4,
 };
 
 typedef struct amp_fs_provider {

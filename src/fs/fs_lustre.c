@@ -165,7 +165,8 @@ static int amp_lustre_set(const amp_fs_sys_t *sys, int fd, const amp_fs_layout_t
 
 const amp_fs_provider_t amp_fs_lustre = {
     .name = "lustre",
-    .caps = AMP_FS_CAN_GET | AMP_FS_CAN_SET | AMP_FS_CAN_START | AMP_FS_LOCKED_RMW,
+    .caps =
+        AMP_FS_CAN_GET | AMP_FS_CAN_SET | AMP_FS_CAN_START | AMP_FS_LOCKED_RMW | AMP_FS_COHERENT,
     .create_flags = AMP_O_LOV_DELAY_CREATE,
     .recognise = amp_lustre_recognise,
     .get = amp_lustre_get,

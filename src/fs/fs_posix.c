@@ -32,7 +32,22 @@ int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm)
     fs->locks = 0;
     fs->call = -1;
     fs->max_write = 0;
+    fs->stale_cache = 0;
+    fs->dirty = 0;
     return MPI_SUCCESS;
+}
+
+/* Drops the node's clean cached pages of [off, off + len) (len 0: to the end). */
+static void amp_fs_drop_cache(amp_fs_t *fs, MPI_Offset off, MPI_Offset len)
+{
+    posix_fadvise(fs->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+}
+
+void amp_fs_set_stale_cache(amp_fs_t *fs, int stale)
+{
+    fs->stale_cache = stale;
+    if (stale)
+        amp_fs_drop_cache(fs, 0, 0);
 }
 
 int amp_fs_trace_open(amp_fs_t *fs, const char *prefix, int rank)
@@ -124,6 +139,8 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
 int amp_fs_writev(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset off)
 {
     size_t moved;
+    if (fs->stale_cache)
+        fs->dirty = 1;
     return amp_fs_transfer(fs, 1, iov, iovcnt, off, &moved);
 }
 
@@ -180,6 +197,9 @@ int amp_fs_sync(amp_fs_t *fs)
     while (rc != 0 && errno == EINTR);
     if (rc != 0 && errno != EINVAL && errno != EROFS)
         return amp_err_errno(errno, "cannot flush \"%s\" to storage", fs->path);
+    fs->dirty = 0;
+    if (fs->stale_cache)
+        amp_fs_drop_cache(fs, 0, 0);
     return MPI_SUCCESS;
 }
 
@@ -226,6 +246,8 @@ int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int
     if (e == 0) {
         fs->locks = 1;
         *locked = 1;
+        if (fs->stale_cache)
+            amp_fs_drop_cache(fs, off, len);
         return MPI_SUCCESS;
     }
     if (e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) {
@@ -238,6 +260,9 @@ int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int
 
 void amp_fs_unlock(amp_fs_t *fs, MPI_Offset off, MPI_Offset len)
 {
-    if (fs->locks > 0 && len > 0)
+    if (fs->locks > 0 && len > 0) {
+        if (fs->stale_cache && fs->dirty && fdatasync(fs->fd) == 0)
+            fs->dirty = 0;
         amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, F_UNLCK, off, len);
+    }
 }

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cfg.h"
 #include "core/err.h"
 #include "sharedfp/sfp.h"
 #include "sharedfp/sfp_impl.h"
@@ -79,11 +80,16 @@ int amp_sfp_open(amp_file_t *f)
      * the open */
     if (method != AMP_SFP_AUTO)
         rc = amp_sfp_try(s, amp_sfp_named[method]);
+    int named_failed = method != AMP_SFP_AUTO && rc != MPI_SUCCESS;
     if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
+        /* lockedfile is right wherever the pointer's side file is (sfp_lockedfile.c) */
         rc = amp_sfp_create_window(s);
         if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s)) == MPI_SUCCESS)
             rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
     }
+    if (named_failed && rc == MPI_SUCCESS)
+        amp_cfg_note(&f->cfg, "ampio_sharedfp=%s cannot serve this file: %s used",
+                     amp_sfp_named[method]->name, s->ops->name);
     if (rc != MPI_SUCCESS) {
         s->ops = NULL; /* every attempt undid itself */
         amp_sfp_free(f, 0);

@@ -57,6 +57,9 @@ int amp_sfp_deferred_create(amp_sfp_t *s, amp_sfp_deferred_t *m)
     m->counter = *s;
     m->counter.state = NULL;
     int rc = amp_sfp_create_window(&m->counter);
+    /* no window (Open MPI 4 over TCP makes none across nodes): the pointer in a side file */
+    if (rc != MPI_SUCCESS)
+        rc = amp_sfp_try(&m->counter, &amp_sfp_lockedfile_ops);
     if (rc != MPI_SUCCESS)
         return rc;
     m->clock_offset = amp_sfp_clock_offset(s);

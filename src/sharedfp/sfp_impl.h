@@ -52,12 +52,13 @@ int amp_sfp_create_window(amp_sfp_t *s);
 
 /* Side files: "<dir>/.<name>.ampio-sfp-<token><suffix>", mode 0600, never through a link.
  * NEW creates the file, SHARE also opens one of this user that another rank created, EXISTING
- * only opens (and leaves `*fd` at -1 when there is none). */
+ * only opens (and leaves `*fd` at -1 when there is none). `flags` are added to open's (O_DIRECT).
+ */
 enum { AMP_SFP_SIDE_NEW, AMP_SFP_SIDE_SHARE, AMP_SFP_SIDE_EXISTING };
 int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name);
 /* A side file of this process rather than of one file, next to `near`:
  * "<dir>/.ampio-sfp-proc-<token><suffix>". */
 int amp_sfp_side_name_process(const char *near, const char *suffix, char **name);
-int amp_sfp_side_open(const char *name, int how, int *fd);
+int amp_sfp_side_open(const char *name, int how, int flags, int *fd);
 
 #endif

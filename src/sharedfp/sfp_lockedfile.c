@@ -1,19 +1,29 @@
 /* The "lockedfile" component, as ROMIO does it: the pointer is 8 bytes in a side file next to
  * the file, read and rewritten under an fcntl write lock. Nothing collective is needed, so the
  * side file is created by whichever rank first moves the pointer; until then the pointer is 0.
- * fcntl locks exclude processes, not threads: a mutex serialises the threads of one process. */
+ * fcntl locks exclude processes, not threads: a mutex serialises the threads of one process.
+ *
+ * On a file system whose clients may serve a read under a lock from a cache that another
+ * node's write has made stale (its provider does not declare AMP_FS_LOCKED_RMW: ceph-fuse keeps
+ * the kernel's page cache), the side file is opened with O_DIRECT and moved in whole aligned
+ * blocks, so that every read and write reaches the file system's servers. Measured on the
+ * emulated cluster's CephFS: without it, the ranks of each node counted on their own. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/err.h"
 #include "sharedfp/sfp_impl.h"
 
+#define AMP_SFP_LOCKED_BLOCK 4096 /* O_DIRECT transfers: a multiple of any logical block */
+
 typedef struct {
     char *name;
-    int fd; /* -1 until the side file is used */
+    int fd;            /* -1 until the side file is used */
+    MPI_Offset *block; /* O_DIRECT: an aligned block whose first 8 bytes hold the pointer */
     pthread_mutex_t mutex;
 } amp_sfp_locked_t;
 
@@ -28,6 +38,16 @@ static int amp_sfp_locked_create(amp_sfp_t *s)
         return rc;
     }
     m->fd = -1;
+    if (!(s->f->layout.caps & AMP_FS_LOCKED_RMW)) {
+        void *block = NULL;
+        if (posix_memalign(&block, AMP_SFP_LOCKED_BLOCK, AMP_SFP_LOCKED_BLOCK) != 0) {
+            free(m->name);
+            free(m);
+            return MPI_ERR_NO_MEM;
+        }
+        memset(block, 0, AMP_SFP_LOCKED_BLOCK);
+        m->block = block;
+    }
     pthread_mutex_init(&m->mutex, NULL);
     s->state = m;
     return MPI_SUCCESS;
@@ -45,6 +65,7 @@ static void amp_sfp_locked_destroy(amp_sfp_t *s, int collective)
     if (s->rank == 0)
         unlink(m->name);
     pthread_mutex_destroy(&m->mutex);
+    free(m->block);
     free(m->name);
     free(m);
     s->state = NULL;
@@ -83,6 +104,24 @@ static ssize_t amp_sfp_locked_io(int write, int fd, void *buf, size_t len)
     return (ssize_t)done;
 }
 
+/* Reads the pointer (0 when nobody wrote it yet); returns the bytes read or -1. */
+static ssize_t amp_sfp_locked_read(amp_sfp_locked_t *m, MPI_Offset *value)
+{
+    MPI_Offset *from = m->block ? m->block : value;
+    ssize_t got =
+        amp_sfp_locked_io(0, m->fd, from, m->block ? AMP_SFP_LOCKED_BLOCK : sizeof(*value));
+    *value = got >= (ssize_t)sizeof(*value) ? *from : 0;
+    return got;
+}
+
+static int amp_sfp_locked_write(amp_sfp_locked_t *m, MPI_Offset value)
+{
+    if (!m->block)
+        return amp_sfp_locked_io(1, m->fd, &value, sizeof(value)) == (ssize_t)sizeof(value);
+    m->block[0] = value;
+    return amp_sfp_locked_io(1, m->fd, m->block, AMP_SFP_LOCKED_BLOCK) == AMP_SFP_LOCKED_BLOCK;
+}
+
 /* Runs one read-modify-write: value' = replace ? arg : value + arg. `create` says whether a
  * missing side file must be made (a pure read, or a write of 0, finds it unnecessary). */
 static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int create,
@@ -92,8 +131,8 @@ static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int 
     pthread_mutex_lock(&m->mutex);
     int rc = MPI_SUCCESS;
     if (m->fd < 0)
-        rc =
-            amp_sfp_side_open(m->name, create ? AMP_SFP_SIDE_SHARE : AMP_SFP_SIDE_EXISTING, &m->fd);
+        rc = amp_sfp_side_open(m->name, create ? AMP_SFP_SIDE_SHARE : AMP_SFP_SIDE_EXISTING,
+                               m->block ? O_DIRECT : 0, &m->fd);
     *before = 0;
     if (rc != MPI_SUCCESS || m->fd < 0) {
         pthread_mutex_unlock(&m->mutex);
@@ -102,16 +141,13 @@ static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int 
     rc = amp_sfp_locked_fcntl(m->fd, F_WRLCK);
     if (rc == MPI_SUCCESS) {
         MPI_Offset value = 0;
-        ssize_t got = amp_sfp_locked_io(0, m->fd, &value, sizeof(value));
-        if (got < 0)
+        if (amp_sfp_locked_read(m, &value) < 0)
             rc = amp_err_errno(errno, "cannot read the shared file pointer side file");
-        else if (got < (ssize_t)sizeof(value))
-            value = 0; /* nobody wrote it yet */
         *before = value;
         MPI_Offset after = replace ? arg : value + arg;
-        if (rc == MPI_SUCCESS && after != value &&
-            amp_sfp_locked_io(1, m->fd, &after, sizeof(after)) != (ssize_t)sizeof(after))
-            rc = amp_err_errno(errno, "cannot write the shared file pointer side file");
+        if (rc == MPI_SUCCESS && after != value && !amp_sfp_locked_write(m, after))
+            rc = amp_err_errno(errno ? errno : EIO,
+                               "cannot write the shared file pointer side file");
         amp_sfp_locked_fcntl(m->fd, F_UNLCK);
     }
     pthread_mutex_unlock(&m->mutex);

@@ -55,14 +55,14 @@ int amp_sfp_side_name_process(const char *near, const char *suffix, char **name)
     return MPI_SUCCESS;
 }
 
-int amp_sfp_side_open(const char *name, int how, int *fd)
+int amp_sfp_side_open(const char *name, int how, int flags, int *fd)
 {
     *fd = -1;
     if (how != AMP_SFP_SIDE_EXISTING)
-        *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
     if (how == AMP_SFP_SIDE_EXISTING || (*fd < 0 && errno == EEXIST && how == AMP_SFP_SIDE_SHARE)) {
         /* another rank made it: accept only a private regular file of ours */
-        *fd = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        *fd = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | flags);
         if (*fd < 0 && errno == ENOENT && how == AMP_SFP_SIDE_EXISTING)
             return MPI_SUCCESS;
         struct stat st;

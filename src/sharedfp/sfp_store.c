@@ -87,7 +87,7 @@ int amp_sfp_store_append(amp_sfp_store_t *st, const void *data, size_t bytes, in
 {
     int rc = MPI_SUCCESS;
     if (st->data_fd < 0)
-        rc = amp_sfp_side_open(st->data_name, AMP_SFP_SIDE_NEW, &st->data_fd);
+        rc = amp_sfp_side_open(st->data_name, AMP_SFP_SIDE_NEW, 0, &st->data_fd);
     if (rc == MPI_SUCCESS)
         rc = amp_sfp_full_io(1, st->data_fd, (void *)data, bytes, (off_t)st->data_end);
     if (rc == MPI_SUCCESS) {
@@ -103,7 +103,7 @@ static int amp_sfp_store_add(amp_sfp_store_t *st, const amp_sfp_rec_t *rec)
     int rc = MPI_SUCCESS;
     if (st->nrecs == AMP_SFP_MAX_RECORDS) {
         if (st->meta_fd < 0)
-            rc = amp_sfp_side_open(st->meta_name, AMP_SFP_SIDE_NEW, &st->meta_fd);
+            rc = amp_sfp_side_open(st->meta_name, AMP_SFP_SIDE_NEW, 0, &st->meta_fd);
         if (rc == MPI_SUCCESS)
             rc = amp_sfp_full_io(1, st->meta_fd, st->recs, sizeof(st->recs),
                                  (off_t)(st->nspilled * (int64_t)sizeof(amp_sfp_rec_t)));

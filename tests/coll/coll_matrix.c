@@ -2,7 +2,7 @@
  * shape, written with MPI_File_write_all, read back with MPI_File_read_all and read_at_all,
  * checked against a model of the file computed here, and compared with the native MPI-IO.
  *
- *   coll_matrix OUTDIR [shape]     shape: one of the names below, or all of them */
+ *   coll_matrix OUTDIR [shapes]    shapes: names below, separated by commas; all by default */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +281,16 @@ static void run(int shape, const char *fcoll, int naggr, const char *cb, int non
     free(buf);
 }
 
+/* Whether `name` is one of the comma-separated names of `list`. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
@@ -289,7 +299,7 @@ int main(int argc, char **argv)
     int P = amptest_size;
     int naggrs[3] = {1, P > 2 ? 2 : P, P};
     for (int s = 0; s < NSHAPES; s++) {
-        if (only && strcmp(only, shape_names[s]) != 0)
+        if (only && !listed(only, shape_names[s]))
             continue;
         for (int f = 0; f < 5; f++)
             for (int a = 0; a < 3; a++) {
