@@ -32,8 +32,8 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" = ampio ] && exit 0
 
-guarded rc "$log" "$AMPIO_TEST_AMPIORUN" --cluster --native --nodes "$nodes" -n "$np" "$prog" \
-    "$work/native" "$@"
+guarded rc "$log" "$AMPIO_TEST_AMPIORUN" --cluster --native --nodes "$nodes" -n "$np" \
+    "${native_opts[@]}" "$prog" "$work/native" "$@"
 if [ "$rc" -ne 0 ]; then
     echo "run.sh: NOTE: $name failed on the native MPI-IO (exit $rc): ampio judged by its checks"
     exit 0

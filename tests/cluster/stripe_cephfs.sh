@@ -4,8 +4,9 @@
 # On the emulated cluster's CephFS (scripts/cluster.sh, already up), NP ranks over the first
 # NODES compute nodes, for several layouts (stripe unit 64 KiB to 1 MiB, stripe count 1 to 3,
 # object sizes other than the unit) set on a directory that the test files inherit: the
-# collective matrix (every algorithm and aggregator count, the view shapes shared out between
-# the layouts so that each shape runs once) run natively and under ampio, compared byte for byte
+# collective matrix (every algorithm and aggregator count with a collective buffer of many
+# rounds, the view shapes shared out between the layouts so that each shape runs once) run
+# natively and under ampio, compared byte for byte
 # (and each against its model); coll_layout (striping hints set a new file's layout, read back
 # through ceph.file.layout, and get_info reports it); coll_trace (stripe-contiguous domains:
 # each aggregator on its own targets, whole stripes, no stripe written by two aggregators).
@@ -27,7 +28,8 @@ trap 'rm -f "$log"; on_c1 rm -rf "$root"' EXIT
 export AMPIO_CLUSTER_SH=$cluster
 run_ampio() { guarded rc "$log" "$AMPIO_TEST_AMPIORUN" --cluster --nodes "$nodes" -n "$np" "$@"; }
 run_native() {
-    guarded rc "$log" "$AMPIO_TEST_AMPIORUN" --cluster --native --nodes "$nodes" -n "$np" "$@"
+    guarded rc "$log" "$AMPIO_TEST_AMPIORUN" --cluster --native --nodes "$nodes" -n "$np" \
+        "${native_opts[@]}" "$@"
 }
 
 # compare DIR: every file of DIR/native equals DIR/ampio, but those of native defects
@@ -46,12 +48,14 @@ for layout in "${layouts[@]}"; do
         "$d" "stripe_unit=$unit stripe_count=$count object_size=$object" || exit 1
     echo "== layout $unit x $count, object $object: coll_matrix ${shapes:-(every shape)}"
     t0=$SECONDS
-    run_ampio "$bin/coll_matrix" "$d/ampio" $shapes
+    run_ampio "$bin/coll_matrix" "$d/ampio" "${shapes:-all}" rounds
+    echo "== coll_matrix under ampio: $((SECONDS - t0)) s"
     if [ "$rc" -ne 0 ]; then
         echo "FAIL: coll_matrix under ampio (exit $rc)"
         status=1
     else
-        run_native "$bin/coll_matrix" "$d/native" $shapes
+        run_native "$bin/coll_matrix" "$d/native" "${shapes:-all}" rounds
+        echo "== coll_matrix natively: $((SECONDS - t0)) s"
         if [ "$rc" -ne 0 ]; then
             echo "NOTE: coll_matrix failed on the native MPI-IO: ampio judged by its model alone"
         elif ! on_c1 bash -c "$compare" compare "$d"; then

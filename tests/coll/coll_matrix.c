@@ -2,7 +2,9 @@
  * shape, written with MPI_File_write_all, read back with MPI_File_read_all and read_at_all,
  * checked against a model of the file computed here, and compared with the native MPI-IO.
  *
- *   coll_matrix OUTDIR [shapes]    shapes: names below, separated by commas; all by default */
+ *   coll_matrix OUTDIR [SHAPES [rounds]]
+ * SHAPES: names below separated by commas, or all (the default); "rounds": only the small
+ * collective buffer (many rounds), not the one round of 16 MiB. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,7 +296,8 @@ static int listed(const char *list, const char *name)
 int main(int argc, char **argv)
 {
     amptest_init(&argc, &argv);
-    const char *only = argc > 2 ? argv[2] : NULL;
+    const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
+    int rounds_only = argc > 3 && !strcmp(argv[3], "rounds");
     const char *fcolls[] = {"two_phase", "dynamic_seg", "static_seg", "stripe", "individual"};
     int P = amptest_size;
     int naggrs[3] = {1, P > 2 ? 2 : P, P};
@@ -308,7 +311,8 @@ int main(int argc, char **argv)
                 if (f == 4 && a > 0)
                     continue; /* individual has no aggregators */
                 run(s, fcolls[f], naggrs[a], "4096", a == 1);
-                run(s, fcolls[f], naggrs[a], "16M", 0);
+                if (!rounds_only)
+                    run(s, fcolls[f], naggrs[a], "16M", 0);
             }
     }
     return amptest_finish();
