@@ -48,4 +48,4 @@ guarded() {
 # Options of the native runs: under Open MPI its ROMIO component, not OMPIO, which takes minutes
 # where ROMIO takes seconds on this CephFS (and returns stale bytes across nodes: sieve_nodes).
 native_opts=()
-if [ "$AMPIO_TEST_FAMILY" = openmpi ]; then native_opts=(--mca io romio321); fi
+if [ "${AMPIO_TEST_FAMILY:-}" = openmpi ]; then native_opts=(--mca io romio321); fi

@@ -5,8 +5,8 @@
 # NODES compute nodes, for several layouts (stripe unit 64 KiB to 1 MiB, stripe count 1 to 3,
 # object sizes other than the unit) set on a directory that the test files inherit: the
 # collective matrix (every algorithm and aggregator count with a collective buffer of many
-# rounds, the view shapes shared out between the layouts so that each shape runs once) run
-# natively and under ampio, compared byte for byte
+# rounds, the view shapes shared out between the layouts so that each runs once, but resized)
+# run natively and under ampio, compared byte for byte
 # (and each against its model); coll_layout (striping hints set a new file's layout, read back
 # through ceph.file.layout, and get_info reports it); coll_trace (stripe-contiguous domains:
 # each aggregator on its own targets, whole stripes, no stripe written by two aggregators).
@@ -38,7 +38,10 @@ compare='d=$1; s=0; for f in "$d"/native/*; do b=$(basename "$f");
   if [ -f "$d/native/native-defects.txt" ] && grep -qxF "$b" "$d/native/native-defects.txt"; then continue; fi
   cmp -s "$f" "$d/ampio/$b" || { echo "differs: $b"; s=1; }; done; exit $s'
 
-IFS=';' read -r -a layouts <<<"${STRIPE_LAYOUTS:-65536 1 4194304 contig,vector;65536 3 1048576 sub2d,sub3d;262144 3 786432 darray,holes;1048576 2 4194304 resized,empty}"
+# "resized" is left out by default: its 4-byte runs become one synchronous write each through
+# ceph-fuse (locked read-modify-write is not used there), minutes for the matrix; it runs on one
+# node with the rest of the tests
+IFS=';' read -r -a layouts <<<"${STRIPE_LAYOUTS:-65536 1 4194304 contig,vector;65536 3 1048576 sub2d,sub3d;262144 3 786432 darray,holes;1048576 2 4194304 empty}"
 for layout in "${layouts[@]}"; do
     set -- $layout
     unit=$1 count=$2 object=$3 shapes=${4:-}
