@@ -19,8 +19,9 @@ enum { NBUF = IOV_MAX + 37, MAXLEN = 700 };
 static void check_cut(const char *dir, size_t max_write, unsigned seed)
 {
     char path[4096], trace[4200];
-    snprintf(path, sizeof(path), "%s/ampio-test-fs.%u", dir, seed);
-    snprintf(trace, sizeof(trace), "%s/ampio-test-fs-trace.%u", dir, seed);
+    /* the process id too: build trees side by side run this test at once */
+    snprintf(path, sizeof(path), "%s/ampio-test-fs.%ld.%u", dir, (long)getpid(), seed);
+    snprintf(trace, sizeof(trace), "%s/ampio-test-fs-trace.%ld.%u", dir, (long)getpid(), seed);
     static unsigned char data[NBUF * MAXLEN];
     struct iovec iov[NBUF];
     size_t total = 0;
