@@ -71,22 +71,6 @@ MPI_Offset amp_coll_cycle_buffer(const amp_cfg_t *cfg, const amp_fs_layout_t *la
 
 /* ---- per file state ---- */
 
-/* Node of every rank: from ampio_ranks_per_node when set, else from shared memory. */
-static int amp_coll_nodes(amp_file_t *f, struct amp_coll_state *s)
-{
-    s->node = malloc((size_t)f->nprocs * sizeof(int));
-    if (!s->node)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
-    int rpn = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_RANKS_PER_NODE);
-    if (rpn > 0) {
-        for (int r = 0; r < f->nprocs; r++)
-            s->node[r] = r / rpn;
-        s->nnodes = (f->nprocs + rpn - 1) / rpn;
-        return MPI_SUCCESS;
-    }
-    return amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes);
-}
-
 /* Writes are cut short where this rank's node runs more of the file's ranks than it has cores
  * (amp_fs_writev says why), unless the hint set the size. */
 static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
@@ -102,20 +86,42 @@ static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
 
 int amp_coll_file_init(amp_file_t *f)
 {
+    /* every rank makes the same collective calls whatever fails locally: the state first, then
+     * the node layout (ampio_ranks_per_node, else shared memory), whose lookup reduction also
+     * tells whether every rank set up its state; when it did and the layout was known, that
+     * one reduction is the agreement */
     struct amp_coll_state *s = calloc(1, sizeof(*s));
-    if (!s)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
-    int rc = amp_coll_nodes(f, s);
+    int rc = MPI_SUCCESS;
+    f->coll = s;
+    if (s) {
+        s->last_fcoll = -1;
+        s->node = malloc((size_t)f->nprocs * sizeof(int));
+        s->ranks = malloc((size_t)f->nprocs * sizeof(*s->ranks));
+        s->aggr = malloc((size_t)f->nprocs * sizeof(int));
+    }
+    if (!s || !s->node || !s->ranks || !s->aggr)
+        rc = amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
+    else
+        rc = amp_coll_auto_init(f, &s->autosel);
+    int rpn = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_RANKS_PER_NODE);
+    if (rpn > 0 && rc == MPI_SUCCESS) {
+        for (int r = 0; r < f->nprocs; r++)
+            s->node[r] = r / rpn;
+        s->nnodes = (f->nprocs + rpn - 1) / rpn;
+    } else if (rpn <= 0) {
+        int ok = rc == MPI_SUCCESS;
+        int nrc =
+            amp_nodes_get_ok(f->comm, f->nprocs, ok ? s->node : NULL, ok ? &s->nnodes : NULL, &ok);
+        if (ok) { /* agreed: every rank was ready and knew the layout */
+            amp_coll_write_chunk(f, s);
+            return MPI_SUCCESS;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = nrc;
+    }
+    rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
         amp_coll_write_chunk(f, s);
-    s->last_fcoll = -1;
-    f->coll = s;
-    if (rc == MPI_SUCCESS)
-        rc = amp_coll_auto_init(f, &s->autosel);
-    s->ranks = malloc((size_t)f->nprocs * sizeof(*s->ranks));
-    s->aggr = malloc((size_t)f->nprocs * sizeof(int));
-    if (rc == MPI_SUCCESS && (!s->ranks || !s->aggr))
-        rc = amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
     return rc;
 }
 
@@ -572,8 +578,8 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
 int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int *agreed)
 {
     *agreed = 0;
-    if (!f->coll) { /* collective: every rank gets here, once per file */
-        int rc = amp_agree(f->comm, amp_coll_file_init(f));
+    if (!f->coll) {                     /* collective: every rank gets here, once per file */
+        int rc = amp_coll_file_init(f); /* agreed */
         if (rc != MPI_SUCCESS) {
             amp_coll_file_free(f);
             return rc;

@@ -133,11 +133,19 @@ static int amp_nodes_leaders_named(MPI_Comm comm, int nprocs, int *node)
 
 int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
 {
-    int *world = amp_nodes_world_ranks(comm, nprocs);
-    int found = world && amp_nodes_find(world, nprocs, node, nnodes), all_found = 0;
+    int ok = 1;
+    return amp_nodes_get_ok(comm, nprocs, node, nnodes, &ok);
+}
+
+int amp_nodes_get_ok(MPI_Comm comm, int nprocs, int *node, int *nnodes, int *ok)
+{
+    int *world = *ok ? amp_nodes_world_ranks(comm, nprocs) : NULL;
+    int found = world && amp_nodes_find(world, nprocs, node, nnodes);
     /* one rank without the layout (it ran out of memory) makes every rank split again */
-    amp_task_allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, comm);
-    if (all_found) {
+    int in[2] = {found, *ok}, all[2] = {0, 0};
+    amp_task_allreduce(in, all, 2, MPI_INT, MPI_LAND, comm);
+    *ok = all[0] && all[1];
+    if (*ok || !all[1]) {
         free(world);
         return MPI_SUCCESS;
     }
