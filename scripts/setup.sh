@@ -2,26 +2,33 @@
 # Installs what ampio needs on Debian 12 (only what is missing) and builds ampio for both MPI
 # families: build/openmpi and build/mpich. Safe to run again.
 #
-#   setup.sh [--tests] [--cluster]
+#   setup.sh [--tests | --demo] [--cluster]
 #
 # --tests also builds mpi4py against each family (its I/O tests run on ampio; a few minutes the
-# first time); --cluster also installs the Ceph packages of the emulated cluster
-# (scripts/cluster.sh). With --cluster alone nothing is built.
+# first time); --demo installs and builds only what scripts/demo.sh runs (the library, its tools
+# and the benchmark: no test programs, no HDF5, PnetCDF or Fortran); --cluster also installs
+# the Ceph packages of the emulated cluster (scripts/cluster.sh). With --cluster alone nothing
+# is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tests=0 cluster=0 build=1
+tests=0 cluster=0 build=1 demo=0
 for arg in "$@"; do
     case $arg in
     --tests) tests=1 ;;
+    --demo) demo=1 ;;
     --cluster) cluster=1 ;;
     *)
-        echo "setup: unknown option $arg (--tests, --cluster)" >&2
+        echo "setup: unknown option $arg (--tests, --demo, --cluster)" >&2
         exit 2
         ;;
     esac
 done
 [ $# -eq 1 ] && [ $cluster -eq 1 ] && build=0
+if [ $tests -eq 1 ] && [ $demo -eq 1 ]; then
+    echo "setup: --tests or --demo, not both" >&2
+    exit 2
+fi
 
 install_missing() {
     local missing="" p
@@ -47,14 +54,21 @@ fi
 
 # the MPI families, and the clients the tests run on ampio (HDF5, PnetCDF, Fortran)
 install_missing build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich \
-    python3 python3-venv gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools libpnetcdf-dev \
-    pnetcdf-bin
+    python3 python3-venv
+[ $demo -eq 1 ] || install_missing gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools \
+    libpnetcdf-dev pnetcdf-bin
 
 for family in openmpi mpich; do
     cmake -S . -B "build/$family" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DMPI_C_COMPILER="mpicc.$family" -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$family" \
         -DCMAKE_INSTALL_PREFIX="$PWD/install/$family" -DAMPIO_WERROR=ON >/dev/null
-    cmake --build "build/$family" -j "$(nproc)"
+    if [ $demo -eq 1 ]; then
+        # the library, ampiorun's companions and the benchmark's program
+        cmake --build "build/$family" -j "$(nproc)" --target ampio ampio-info ampio-calibrate \
+            ampio-sfp-server ampio-bench-io
+    else
+        cmake --build "build/$family" -j "$(nproc)"
+    fi
 done
 
 # mpi4py built against each family (the tests run its own I/O test module on ampio), and that
