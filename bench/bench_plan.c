@@ -393,9 +393,15 @@ static void one_call(const pattern_t *pt, const options_t *o, amp_coll_rank_t *r
         res->failed = 1;
         return;
     }
-    c.naggr = amp_coll_place_aggregators(node, nnodes, c.nprocs, 0, want, c.aggr);
-    if ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&
-        !amp_coll_groups_disjoint(&c, c.naggr))
+    int disjoint = 1;
+    if (amp_coll_place_aggregators(node, nnodes, c.nprocs, 0, want, c.aggr, &c.naggr) !=
+            MPI_SUCCESS ||
+        ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&
+         amp_coll_groups_disjoint(&c, c.naggr, &disjoint) != MPI_SUCCESS)) {
+        res->failed = 1;
+        return;
+    }
+    if (!disjoint)
         fcoll = AMP_FCOLL_TWO_PHASE;
     res->fcoll = fcoll;
     res->naggr = c.naggr;

@@ -1,4 +1,5 @@
 #include "coll/auto_select.h"
+#include "core/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +108,9 @@ int amp_auto_refine(int nprocs, const int64_t *bytes, int stride, int64_t k,
     if (k < 1)
         k = 1;
     out->n = 0;
-    out->first = malloc(((size_t)nprocs + 1) * sizeof(int));
-    int64_t *gb = malloc(((size_t)nprocs + 1) * sizeof(int64_t));
-    int *cuts = malloc(((size_t)nprocs + 1) * sizeof(int));
+    out->first = amp_malloc(((size_t)nprocs + 1) * sizeof(int));
+    int64_t *gb = amp_malloc(((size_t)nprocs + 1) * sizeof(int64_t));
+    int *cuts = amp_malloc(((size_t)nprocs + 1) * sizeof(int));
     if (!out->first || !gb || !cuts) {
         free(out->first);
         out->first = NULL;

@@ -11,6 +11,7 @@
 #include "coll/stripe_map.h"
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/nodes.h"
 #include "core/task.h"
 #include "core/worker.h"
@@ -90,14 +91,14 @@ int amp_coll_file_init(amp_file_t *f)
      * the node layout (ampio_ranks_per_node, else shared memory), whose lookup reduction also
      * tells whether every rank set up its state; when it did and the layout was known, that
      * one reduction is the agreement */
-    struct amp_coll_state *s = calloc(1, sizeof(*s));
+    struct amp_coll_state *s = amp_calloc(1, sizeof(*s));
     int rc = MPI_SUCCESS;
     f->coll = s;
     if (s) {
         s->last_fcoll = -1;
-        s->node = malloc((size_t)f->nprocs * sizeof(int));
-        s->ranks = malloc((size_t)f->nprocs * sizeof(*s->ranks));
-        s->aggr = malloc((size_t)f->nprocs * sizeof(int));
+        s->node = amp_malloc((size_t)f->nprocs * sizeof(int));
+        s->ranks = amp_malloc((size_t)f->nprocs * sizeof(*s->ranks));
+        s->aggr = amp_malloc((size_t)f->nprocs * sizeof(int));
     }
     if (!s || !s->node || !s->ranks || !s->aggr)
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
@@ -146,7 +147,7 @@ char *amp_coll_scratch(amp_file_t *f, amp_coll_scratch_id_t which, MPI_Count nee
     if (s->scratch_cap[which] < need) {
         /* a fresh buffer rather than realloc: the old contents need no copy */
         free(s->scratch[which]);
-        s->scratch[which] = malloc((size_t)need);
+        s->scratch[which] = amp_malloc((size_t)need);
         s->scratch_cap[which] = s->scratch[which] ? need : 0;
     }
     return s->scratch[which];
@@ -163,14 +164,15 @@ void amp_coll_scratch_trim(amp_file_t *f)
         }
 }
 
-int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out)
+int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out, int *count)
 {
+    *count = 0;
     struct amp_coll_state *s = f->coll;
     int per_node = 0; /* cb_config_list "*:N" caps aggregators per node */
     const char *list = f->cfg.str[AMP_CFG_CB_CONFIG_LIST];
     if (list && strncmp(list, "*:", 2) == 0)
         per_node = atoi(list + 2);
-    return amp_coll_place_aggregators(s->node, s->nnodes, f->nprocs, per_node, n, out);
+    return amp_coll_place_aggregators(s->node, s->nnodes, f->nprocs, per_node, n, out, count);
 }
 
 /* ---- choices ---- */
@@ -238,7 +240,8 @@ static int amp_coll_naggr(amp_file_t *f, amp_coll_call_t *c)
         if (amp_coll_auto_cached(c, a))
             return c->groups->n;
         int ok = amp_coll_auto_plan(c, a) == MPI_SUCCESS, all_ok = 0;
-        amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm);
+        if (amp_task_agree_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, f->comm) != MPI_SUCCESS)
+            all_ok = 0;
         if (all_ok)
             return c->groups->n;
         amp_coll_auto_forget(a);
@@ -290,7 +293,7 @@ static void amp_coll_record(amp_coll_call_t *c, int fcoll)
     st->t_io += c->count.t_io;
     s->last_fcoll = fcoll;
     s->last_naggr = c->naggr;
-    int *list = realloc(s->last_aggr, (size_t)(c->naggr > 0 ? c->naggr : 1) * sizeof(int));
+    int *list = amp_realloc(s->last_aggr, (size_t)(c->naggr > 0 ? c->naggr : 1) * sizeof(int));
     if (list) {
         memcpy(list, c->aggr, (size_t)c->naggr * sizeof(int));
         s->last_aggr = list;
@@ -441,13 +444,18 @@ static amp_coll_rank_t amp_coll_mine(amp_file_t *f, const amp_coll_io_t *io)
     return mine;
 }
 
-/* Every rank's extent, gathered, and what they add up to. */
-static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
+/* Every rank's extent, gathered, and what they add up to. The description decides every
+ * rank's next steps, and with owners first it is also the agreement on their accesses: it
+ * is exempt from injected communication faults, as the agreement is. A failure leaves the
+ * call without data on this rank (returned). */
+static int amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
 {
     amp_file_t *f = c->f;
     amp_coll_rank_t *ranks = f->coll->ranks;
-    amp_task_allgather(mine, AMP_COLL_RANK_WORDS, MPI_INT64_T, ranks, AMP_COLL_RANK_WORDS,
-                       MPI_INT64_T, f->comm);
+    int rc = amp_task_agree_allgather(mine, AMP_COLL_RANK_WORDS, MPI_INT64_T, ranks,
+                                      AMP_COLL_RANK_WORDS, MPI_INT64_T, f->comm);
+    if (rc != MPI_SUCCESS)
+        memset(ranks, 0, (size_t)f->nprocs * sizeof(*ranks));
     c->ranks = ranks;
     c->aggr = f->coll->aggr;
     amp_coll_summarize(c);
@@ -460,6 +468,7 @@ static void amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
     MPI_Offset sub = f->layout.source != AMP_LAYOUT_BLOCK ? f->layout.unit : AMP_COLL_SUB_BUFFER;
     if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c->cb > sub)
         c->cb = sub;
+    return rc;
 }
 
 /* The ranks that access their own data: all with data. */
@@ -478,9 +487,9 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
     int rc = MPI_SUCCESS;
     amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
     amp_coll_rank_t mine = amp_coll_mine(f, io);
-    amp_coll_describe(&c, &mine);
-    if (c.gbytes == 0)
-        return MPI_SUCCESS;
+    rc = amp_coll_describe(&c, &mine);
+    if (rc != MPI_SUCCESS || c.gbytes == 0)
+        return rc;
     /* a size this rank cannot learn fails the call, after the protocol (the others wait) */
     int size_rc = io->write ? MPI_SUCCESS : amp_fs_size(&f->fs, &c.file_size);
 
@@ -492,22 +501,34 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
         rc = amp_coll_individual(&c, done);
     } else {
         int want = fcoll == AMP_FCOLL_STRIPE ? amp_coll_stripe_naggr(f, &c) : amp_coll_naggr(f, &c);
-        c.naggr = amp_coll_pick_aggregators(f, want, c.aggr);
+        rc = amp_coll_pick_aggregators(f, want, c.aggr, &c.naggr);
         /* segmentation writes each group's data where it lies: when groups interleave in the
          * file, file domains (two-phase) keep every block with one aggregator */
-        if ((fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG) &&
-            !amp_coll_groups_disjoint(&c, c.naggr))
+        int disjoint = 1;
+        if (rc == MPI_SUCCESS && (fcoll == AMP_FCOLL_DYNAMIC_SEG || fcoll == AMP_FCOLL_STATIC_SEG))
+            rc = amp_coll_groups_disjoint(&c, c.naggr, &disjoint);
+        if (!disjoint)
             fcoll = AMP_FCOLL_TWO_PHASE;
-        amp_coll_plan_t plan = {0};
-        rc = amp_fcoll_table[fcoll]->plan(&c, &plan);
-        amp_coll_explain(&c, fcoll);
-        /* a rank that could not plan must not leave the others waiting: agree first */
+        amp_coll_plan_t plan = {.mine = -1};
+        const amp_fcoll_t *alg = amp_fcoll_table[fcoll];
+        if (rc == MPI_SUCCESS)
+            rc = alg->plan(&c, &plan);
+        if (rc == MPI_SUCCESS)
+            amp_coll_explain(&c, fcoll);
+        /* a rank that could not plan must not leave the others waiting in the exchange: agree
+         * first. A rank that planned returns success when another did not: the agreement on
+         * the call's errors gives it the other's error */
         int planned = rc == MPI_SUCCESS, all_planned = 0;
-        amp_task_allreduce(&planned, &all_planned, 1, MPI_INT, MPI_LAND, f->comm);
-        if (all_planned)
-            rc = io->write ? amp_coll_engine_write(&c, &plan) : amp_coll_engine_read(&c, &plan);
-        else if (rc == MPI_SUCCESS)
-            rc = amp_err(MPI_ERR_NO_MEM, "another rank could not plan the collective access");
+        int arc = amp_task_agree_allreduce(&planned, &all_planned, 1, MPI_INT, MPI_LAND, f->comm);
+        if (rc == MPI_SUCCESS)
+            rc = arc;
+        if (all_planned && rc == MPI_SUCCESS) {
+            int xrc = alg->exchange ? alg->exchange(&c, &plan) : amp_coll_exchange_runs(&c, &plan);
+            rc = io->write ? amp_coll_engine_write(&c, &plan, xrc)
+                           : amp_coll_engine_read(&c, &plan, xrc);
+            if (xrc != MPI_SUCCESS)
+                rc = xrc;
+        }
         amp_coll_plan_free(&plan);
         if (!io->failed) {
             *done = io->nbytes;
@@ -546,7 +567,12 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
         *rc = amp_coll_individual(&c, done);
         mine.state = *rc == MPI_SUCCESS ? AMP_COLL_OWN_DONE : AMP_COLL_OWN_FAILED;
     }
-    amp_coll_describe(&c, &mine);
+    int drc = amp_coll_describe(&c, &mine);
+    if (drc != MPI_SUCCESS) { /* what the others did is unknown here: the agreement tells */
+        if (*rc == MPI_SUCCESS)
+            *rc = drc;
+        return 0;
+    }
     int pending = 0, failed = 0;
     for (int r = 0; r < f->nprocs; r++) {
         pending |= c.ranks[r].bytes > 0 && c.ranks[r].state == AMP_COLL_OWN_PENDING;

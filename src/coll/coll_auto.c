@@ -10,6 +10,7 @@
 #include "coll/auto_select.h"
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "io/view.h"
 
 #define AMP_AUTO_MAX_DIMS 8
@@ -31,7 +32,7 @@ struct amp_coll_auto {
 
 int amp_coll_auto_new(int ndims, const int *dims, amp_coll_auto_t **out)
 {
-    amp_coll_auto_t *a = calloc(1, sizeof(*a));
+    amp_coll_auto_t *a = amp_calloc(1, sizeof(*a));
     if (!a)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the aggregator planner");
     a->ndims = ndims > 0 && ndims <= AMP_AUTO_MAX_DIMS ? ndims : 0;
@@ -110,7 +111,7 @@ static int amp_auto_initial(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_co
                             const int64_t *rec, amp_groups_t *init)
 {
     int P = c->nprocs;
-    init->first = malloc(((size_t)P + 1) * sizeof(int));
+    init->first = amp_malloc(((size_t)P + 1) * sizeof(int));
     if (!init->first)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");
     init->n = 0;
@@ -174,10 +175,10 @@ int amp_coll_auto_plan_in(amp_coll_call_t *c, amp_coll_auto_t *a, const amp_coll
     a->valid = 0;
     amp_groups_free(&a->groups);
     free(a->topology);
-    a->topology = strdup(in->topology);
+    a->topology = amp_strdup(in->topology);
     a->layout_len = 2 + 3 * (size_t)c->nprocs;
     if (!a->layout) { /* the communicator, and so the length, is the file's for good */
-        a->layout = malloc(a->layout_len * sizeof(int64_t));
+        a->layout = amp_malloc(a->layout_len * sizeof(int64_t));
     }
     if (!a->topology || !a->layout)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning aggregators");

@@ -14,6 +14,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/task.h"
 #include "core/worker.h"
 
@@ -53,7 +54,7 @@ static int amp_coll_known_runs(const amp_coll_call_t *c, const amp_coll_work_t *
 {
     MPI_Offset lo = c->ranks[q].lo, hi = c->ranks[q].hi;
     size_t n = 0, cap = 1;
-    int64_t *v = malloc(2 * cap * sizeof(int64_t));
+    int64_t *v = amp_malloc(2 * cap * sizeof(int64_t));
     if (!v)
         return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");
     int first = 0, last = 1;
@@ -77,7 +78,7 @@ static int amp_coll_known_runs(const amp_coll_call_t *c, const amp_coll_work_t *
             continue;
         }
         if (n == cap) {
-            int64_t *grown = realloc(v, 4 * cap * sizeof(int64_t));
+            int64_t *grown = amp_realloc(v, 4 * cap * sizeof(int64_t));
             if (!grown) {
                 free(v);
                 return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");
@@ -94,66 +95,80 @@ static int amp_coll_known_runs(const amp_coll_call_t *c, const amp_coll_work_t *
     return MPI_SUCCESS;
 }
 
+void amp_coll_drop(MPI_Message *msg)
+{
+    char none[1];
+    PMPI_Mrecv(none, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+}
+
 int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request *reqs = calloc((size_t)p->nwork + 1, sizeof(MPI_Request));
-    int64_t **mine = calloc((size_t)p->nwork + 1, sizeof(int64_t *));
-    if (!reqs || !mine) {
-        free(reqs);
-        free(mine);
-        return amp_err(MPI_ERR_NO_MEM, "out of memory exchanging file runs");
-    }
+    /* without room for requests or lists, each list goes alone, and empty: the aggregators
+     * wait for one list from each member whatever happens */
+    MPI_Request one = MPI_REQUEST_NULL;
+    MPI_Request *reqs = amp_calloc((size_t)p->nwork + 1, sizeof(MPI_Request));
+    int64_t **mine = amp_calloc((size_t)p->nwork + 1, sizeof(int64_t *));
+    if (!reqs || !mine)
+        amp_coll_keep(&rc, amp_err(MPI_ERR_NO_MEM, "out of memory exchanging file runs"));
     int nreq = 0;
     for (int i = 0; i < p->nwork; i++) {
         amp_coll_work_t *w = &p->work[i];
         if (!w->member || amp_coll_runs_known(c, c->rank))
             continue;
         size_t n = w->nruns;
-        int err = w->dealt ? MPI_SUCCESS : amp_coll_runs(c, w->s_lo, w->s_hi, &mine[i], &n);
-        if (err != MPI_SUCCESS) {
-            rc = err; /* still send an empty list: the aggregator expects one */
-            n = 0;
+        int64_t *list = w->runs;
+        if (!w->dealt) {
+            list = NULL;
+            int err = mine ? amp_coll_runs(c, w->s_lo, w->s_hi, &list, &n) : rc;
+            if (mine)
+                mine[i] = list;
+            amp_coll_keep(&rc, err);
         }
-        PMPI_Isend(w->dealt ? w->runs : mine[i], (int)(2 * n), MPI_INT64_T, w->agg,
-                   AMP_COLL_TAG_RUNS, c->comm, &reqs[nreq++]);
+        if (rc != MPI_SUCCESS) /* an empty list: the aggregator expects one */
+            n = 0;
+        MPI_Request *req = reqs ? &reqs[nreq++] : &one;
+        amp_coll_keep(&rc, PMPI_Isend(n ? list : (void *)&one, (int)(2 * n), MPI_INT64_T, w->agg,
+                                      AMP_COLL_TAG_RUNS, c->comm, req));
+        if (!reqs)
+            amp_coll_keep(&rc, amp_task_wait(&one, MPI_STATUS_IGNORE));
     }
     if (p->mine >= 0) {
         amp_coll_work_t *w = &p->work[p->mine];
-        w->mruns = calloc((size_t)w->nmembers + 1, sizeof(int64_t *));
-        w->mnruns = calloc((size_t)w->nmembers + 1, sizeof(size_t));
+        w->mruns = amp_calloc((size_t)w->nmembers + 1, sizeof(int64_t *));
+        w->mnruns = amp_calloc((size_t)w->nmembers + 1, sizeof(size_t));
         for (int k = 0; k < w->nmembers; k++) {
             if (amp_coll_runs_known(c, w->members[k])) {
                 int err =
                     w->mruns && w->mnruns
                         ? amp_coll_known_runs(c, w, w->members[k], &w->mruns[k], &w->mnruns[k])
                         : amp_err(MPI_ERR_NO_MEM, "out of memory receiving file runs");
-                if (err != MPI_SUCCESS)
-                    rc = err;
+                amp_coll_keep(&rc, err);
                 continue;
             }
-            MPI_Message msg;
+            MPI_Message msg = MPI_MESSAGE_NULL;
             MPI_Status st;
             int count = 0;
-            amp_task_mprobe(w->members[k], AMP_COLL_TAG_RUNS, c->comm, &msg, &st);
-            PMPI_Get_count(&st, MPI_INT64_T, &count);
-            int64_t *runs = malloc((size_t)count * sizeof(int64_t) + sizeof(int64_t));
+            amp_coll_keep(&rc,
+                          amp_task_mprobe(w->members[k], AMP_COLL_TAG_RUNS, c->comm, &msg, &st));
+            if (msg == MPI_MESSAGE_NULL)
+                continue;
+            amp_coll_keep(&rc, PMPI_Get_count(&st, MPI_INT64_T, &count));
+            int64_t *runs = amp_malloc((size_t)count * sizeof(int64_t) + sizeof(int64_t));
             if (!runs || !w->mruns || !w->mnruns) {
-                /* receive and drop, so that the member is not left waiting */
-                int64_t *drop = malloc((size_t)count * sizeof(int64_t) + 1);
-                PMPI_Mrecv(drop, count, MPI_INT64_T, &msg, MPI_STATUS_IGNORE);
-                free(drop);
+                amp_coll_drop(&msg); /* the member is not left waiting */
                 free(runs);
-                rc = amp_err(MPI_ERR_NO_MEM, "out of memory receiving file runs");
+                amp_coll_keep(&rc, amp_err(MPI_ERR_NO_MEM, "out of memory receiving file runs"));
                 continue;
             }
-            PMPI_Mrecv(runs, count, MPI_INT64_T, &msg, MPI_STATUS_IGNORE);
+            amp_coll_keep(&rc, PMPI_Mrecv(runs, count, MPI_INT64_T, &msg, MPI_STATUS_IGNORE));
             w->mruns[k] = runs;
             w->mnruns[k] = (size_t)count / 2;
         }
     }
-    amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-    for (int i = 0; i < p->nwork; i++)
+    if (reqs)
+        amp_coll_keep(&rc, amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE));
+    for (int i = 0; mine && i < p->nwork; i++)
         free(mine[i]);
     free(mine);
     free(reqs);
@@ -203,7 +218,7 @@ static int amp_pieces_push(amp_pieces_t *ps, MPI_Offset off, char *buf, MPI_Coun
 {
     if (ps->n == ps->cap) {
         size_t cap = ps->cap ? 2 * ps->cap : 64;
-        amp_piece_t *v = realloc(ps->v, cap * sizeof(*v));
+        amp_piece_t *v = amp_realloc(ps->v, cap * sizeof(*v));
         if (!v)
             return amp_err(MPI_ERR_NO_MEM, "out of memory planning a round");
         ps->v = v;
@@ -343,7 +358,7 @@ static int amp_round_io(void *arg)
     }
     double t0 = amp_round_clock();
     int rc = MPI_SUCCESS;
-    struct iovec *iov = malloc((ps->n + 1) * sizeof(*iov));
+    struct iovec *iov = amp_malloc((ps->n + 1) * sizeof(*iov));
     if (!iov)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for %zu pieces", ps->n);
     for (size_t i = 0; i < ps->n && rc == MPI_SUCCESS;) {
@@ -428,14 +443,14 @@ static int amp_engine_init(amp_engine_t *e, amp_coll_call_t *c, amp_coll_plan_t 
             e->rounds = p->work[i].nrounds;
     int nm = e->w ? e->w->nmembers : 0;
     e->req_cap = p->nwork + nm + 1;
-    e->mcur = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    e->acur = calloc((size_t)nm + 1, sizeof(amp_run_cursor_t));
-    e->moff = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    e->lo = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    e->hi = calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
-    e->reqs = malloc((size_t)e->req_cap * sizeof(MPI_Request));
+    e->mcur = amp_calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->acur = amp_calloc((size_t)nm + 1, sizeof(amp_run_cursor_t));
+    e->moff = amp_calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->lo = amp_calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->hi = amp_calloc((size_t)p->nwork + 1, sizeof(MPI_Count));
+    e->reqs = amp_malloc((size_t)e->req_cap * sizeof(MPI_Request));
     for (int b = 0; b < 2; b++)
-        e->sizes[b] = calloc((size_t)nm + 1, sizeof(MPI_Count));
+        e->sizes[b] = amp_calloc((size_t)nm + 1, sizeof(MPI_Count));
     if (!e->mcur || !e->acur || !e->moff || !e->lo || !e->hi || !e->reqs || !e->sizes[0] ||
         !e->sizes[1])
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a collective access");
@@ -465,28 +480,34 @@ static void amp_engine_free(amp_engine_t *e)
         amp_coll_scratch_trim(e->c->f);
 }
 
-/* Posts a transfer of `len` bytes, in pieces of at most 1 GiB. */
+/* Posts a transfer of `len` bytes, in pieces of at most 1 GiB. Without a buffer (`buf` NULL:
+ * this side failed) the same pieces carry nothing, so that the peer's transfers still match:
+ * an empty send ends the peer's receive early, an empty receive consumes the peer's message
+ * (a truncation, expected after the failure already kept). */
 static void amp_engine_post(amp_engine_t *e, int send, char *buf, MPI_Count len, int peer)
 {
+    static char none[1];
     for (MPI_Count done = 0; done < len;) {
         MPI_Count n = len - done < AMP_COLL_MSG_MAX ? len - done : AMP_COLL_MSG_MAX;
         if (e->nreq == e->req_cap) {
             int cap = 2 * e->req_cap;
-            MPI_Request *grown = realloc(e->reqs, (size_t)cap * sizeof(MPI_Request));
+            MPI_Request *grown = amp_realloc(e->reqs, (size_t)cap * sizeof(MPI_Request));
             if (!grown) { /* cannot post: wait for what is out, then go on */
-                amp_task_waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
+                amp_engine_fail(e, amp_task_waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE));
                 e->nreq = 0;
             } else {
                 e->reqs = grown;
                 e->req_cap = cap;
             }
         }
+        char *at = buf ? buf + done : none;
+        int count = buf ? (int)n : 0;
         if (send)
-            PMPI_Isend(buf + done, (int)n, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
-                       &e->reqs[e->nreq++]);
+            amp_engine_fail(e, PMPI_Isend(at, count, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
+                                          &e->reqs[e->nreq++]));
         else
-            PMPI_Irecv(buf + done, (int)n, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
-                       &e->reqs[e->nreq++]);
+            amp_engine_fail(e, PMPI_Irecv(at, count, MPI_BYTE, peer, AMP_COLL_TAG_DATA, e->c->comm,
+                                          &e->reqs[e->nreq++]));
         done += n;
     }
 }
@@ -579,12 +600,11 @@ static void amp_engine_agg_io(amp_engine_t *e, int b)
 /* The aggregator's messages of buffer b: receives (writing) or sends (reading). */
 static void amp_engine_agg_post(amp_engine_t *e, int b)
 {
-    if (e->total[b] < 0)
-        return;
     MPI_Count at = 0;
     for (int k = 0; e->w && k < e->w->nmembers; k++) {
-        if (e->sizes[b][k] > 0)
-            amp_engine_post(e, !e->write, e->abuf[b] + at, e->sizes[b][k], e->w->members[k]);
+        if (e->sizes[b][k] > 0) /* without a round buffer (total -1): empty transfers */
+            amp_engine_post(e, !e->write, e->total[b] < 0 ? NULL : e->abuf[b] + at, e->sizes[b][k],
+                            e->w->members[k]);
         at += e->sizes[b][k];
     }
 }
@@ -613,15 +633,17 @@ static void amp_engine_member_post(amp_engine_t *e, int r)
         }
     }
     e->mpack = packed > 0 ? amp_coll_scratch(c->f, AMP_COLL_SCRATCH_PACK, packed) : NULL;
-    /* without a buffer the aggregator waits: the only way out is abort */
-    if (packed > 0 && !e->mpack)
-        PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+    if (packed > 0 && !e->mpack) /* the aggregators wait all the same: empty transfers */
+        amp_engine_fail(
+            e, amp_err(MPI_ERR_NO_MEM, "out of memory packing %lld bytes", (long long)packed));
     for (int i = 0; i < p->nwork; i++) {
         MPI_Count n = e->hi[i] - e->lo[i];
         if (n <= 0)
             continue;
-        char *mem = e->moff[i] < 0 ? amp_coll_direct(c, e->lo[i]) : e->mpack + e->moff[i];
-        if (e->moff[i] >= 0 && e->write)
+        char *mem = e->moff[i] < 0 ? amp_coll_direct(c, e->lo[i])
+                    : e->mpack     ? e->mpack + e->moff[i]
+                                   : NULL;
+        if (mem && e->moff[i] >= 0 && e->write)
             amp_coll_pack(c, e->lo[i], e->hi[i], mem);
         amp_engine_post(e, e->write, mem, n, p->work[i].agg);
     }
@@ -633,18 +655,28 @@ static void amp_engine_member_unpack(amp_engine_t *e)
     amp_coll_call_t *c = e->c;
     for (int i = 0; i < e->p->nwork; i++) {
         MPI_Count end = e->hi[i] < e->limit ? e->hi[i] : e->limit;
-        if (e->moff[i] >= 0 && end > e->lo[i])
+        if (e->moff[i] >= 0 && e->mpack && end > e->lo[i])
             amp_coll_unpack(c, e->lo[i], end, e->mpack + e->moff[i]);
     }
 }
 
-static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
+static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write, int ready)
 {
     amp_engine_t e;
     int rc = amp_engine_init(&e, c, p, write);
-    if (rc != MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS)
+        rc = ready;
+    /* before any data message, every rank learns whether all can go on: a member's runs that
+     * did not reach its aggregator, or a rank without the engine's arrays, would leave
+     * transfers unmatched. A rank that was ready returns success when another was not: the
+     * agreement on the call's errors gives it the other's error. */
+    int ok = rc == MPI_SUCCESS, all = 0;
+    int arc = amp_task_agree_allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, c->comm);
+    if (rc == MPI_SUCCESS)
+        rc = arc;
+    if (!all || rc != MPI_SUCCESS) {
         amp_engine_free(&e);
-        return rc; /* before any data message: the caller's agreement stops everyone */
+        return rc;
     }
     int pipeline = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_PIPELINE) != 0;
     if (!write) /* the first round is read before any message */
@@ -661,7 +693,7 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
             amp_engine_io_begin(&e, next);
         if (!write && pipeline && r + 1 < e.rounds)
             amp_engine_agg_plan(&e, r + 1, next), amp_engine_io_begin(&e, next);
-        amp_task_waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE);
+        amp_engine_fail(&e, amp_task_waitall(e.nreq, e.reqs, MPI_STATUSES_IGNORE));
         amp_engine_io_end(&e);
         if (write && !pipeline)
             amp_engine_agg_io(&e, b);
@@ -679,12 +711,12 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write)
     return rc;
 }
 
-int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p)
+int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p, int ready)
 {
-    return amp_engine_run(c, p, 1);
+    return amp_engine_run(c, p, 1, ready);
 }
 
-int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p)
+int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p, int ready)
 {
-    return amp_engine_run(c, p, 0);
+    return amp_engine_run(c, p, 0, ready);
 }

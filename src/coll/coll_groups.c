@@ -4,6 +4,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 
 /* First rank of group g of n: from the automatic plan, else equal ranges. */
 static int amp_group_first(const amp_coll_call_t *c, int n, int g)
@@ -19,11 +20,12 @@ static int amp_extent_cmp(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
+int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n, int *result)
 {
-    MPI_Offset *ext = malloc(2 * (size_t)n * sizeof(MPI_Offset));
-    if (!ext)
-        return 0;
+    *result = 0;
+    MPI_Offset *ext = amp_malloc(2 * (size_t)n * sizeof(MPI_Offset));
+    if (!ext) /* no answer: the others may find either, so the call fails here */
+        return amp_err(MPI_ERR_NO_MEM, "out of memory comparing aggregator groups");
     int used = 0;
     for (int g = 0; g < n; g++) {
         MPI_Offset lo = -1, hi = -1;
@@ -48,7 +50,7 @@ int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
     for (int i = 1; i < used; i++)
         if (ext[2 * i - 2] <= ext[2 * i] && ext[2 * i] < ext[2 * i - 1]) {
             free(ext);
-            return 0;
+            return MPI_SUCCESS; /* *result is 0 */
         }
     qsort(ext, (size_t)used, 2 * sizeof(MPI_Offset), amp_extent_cmp);
     int disjoint = 1;
@@ -59,7 +61,8 @@ int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n)
         end = ext[2 * i + 1] > end ? ext[2 * i + 1] : end;
     }
     free(ext);
-    return disjoint;
+    *result = disjoint;
+    return MPI_SUCCESS;
 }
 
 int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
@@ -75,12 +78,12 @@ int amp_coll_groups(amp_coll_call_t *c, amp_coll_plan_t *p)
     int first = amp_group_first(c, n, g), last = amp_group_first(c, n, g + 1);
     p->mine = -1;
     p->nwork = 0;
-    p->work = calloc(1, sizeof(amp_coll_work_t));
+    p->work = amp_calloc(1, sizeof(amp_coll_work_t));
     if (!p->work)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning groups");
     amp_coll_work_t *w = &p->work[0];
     w->agg = first;
-    w->members = malloc((size_t)(last - first) * sizeof(int));
+    w->members = amp_malloc((size_t)(last - first) * sizeof(int));
     if (!w->members)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning groups");
     for (int q = first; q < last; q++)

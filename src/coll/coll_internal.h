@@ -58,9 +58,22 @@ void amp_coll_summarize(amp_coll_call_t *c);
 int amp_coll_choose_shape(amp_coll_call_t *c);
 
 /* n aggregator ranks (ascending in `out`), spread over the nodes first (slot 0 of every node,
- * then slot 1...), at most per_node of them on a node when per_node > 0. Returns how many. */
+ * then slot 1...), at most per_node of them on a node when per_node > 0; how many in *count.
+ * Returns MPI_SUCCESS or an error (never a count: an error code is no number of ranks). */
 int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_node, int n,
-                               int *out);
+                               int *out, int *count);
+/* Keeps the first failure in *first (a failure that must not stop a protocol, whose peers
+ * would wait, is returned once it has completed); returns rc. */
+static inline int amp_coll_keep(int *first, int rc)
+{
+    if (*first == MPI_SUCCESS && rc != MPI_SUCCESS)
+        *first = rc;
+    return rc;
+}
+
+/* Receives and discards the matched message `msg` without memory for it (a receive of nothing
+ * truncates: the message is consumed, the truncation is expected). */
+void amp_coll_drop(MPI_Message *msg);
 
 /* ---- member side: this rank's data ---- */
 
@@ -122,10 +135,13 @@ int amp_coll_exchange_runs(amp_coll_call_t *c, amp_coll_plan_t *p);
 /* Whether aggregators compute the runs of rank q instead of receiving them. */
 int amp_coll_runs_known(const amp_coll_call_t *c, int q);
 
-/* Moves the data round by round. Local failures are remembered and returned after the
- * protocol has completed on this rank, so that no peer waits forever. */
-int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p);
-int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p);
+/* Moves the data round by round. First every rank agrees that all are `ready` (MPI_SUCCESS:
+ * planned and exchanged) and have the engine's memory; if some rank is not, no data moves,
+ * and the others return MPI_SUCCESS for the call's own agreement to replace. Later local
+ * failures are remembered and returned after the protocol has completed on this rank, so
+ * that no peer waits forever. */
+int amp_coll_engine_write(amp_coll_call_t *c, amp_coll_plan_t *p, int ready);
+int amp_coll_engine_read(amp_coll_call_t *c, amp_coll_plan_t *p, int ready);
 
 void amp_coll_plan_free(amp_coll_plan_t *p);
 
@@ -150,12 +166,16 @@ void amp_coll_scratch_trim(amp_file_t *f);
 
 typedef struct amp_fcoll {
     const char *name;
-    /* Builds the plan of this rank (collective over the file's communicator). */
+    /* Builds the plan of this rank from what every rank knows: no communication, so that a
+     * rank that fails here leaves no peer waiting (the ranks agree on it next). */
     int (*plan)(amp_coll_call_t *c, amp_coll_plan_t *p);
     /* The part of the plan that follows from the description alone (pure, no MPI): the work
      * of rank c->rank, its members and rounds, without this rank's own data ranges (s_lo,
      * s_hi come from its view) and the runs exchanged afterwards. */
     int (*domains)(amp_coll_call_t *c, amp_coll_plan_t *p);
+    /* Completes the plans together (collective): amp_coll_exchange_runs when NULL. Completes
+     * the protocol on every failure and returns the first. */
+    int (*exchange)(amp_coll_call_t *c, amp_coll_plan_t *p);
 } amp_fcoll_t;
 
 extern const amp_fcoll_t amp_fcoll_two_phase;
@@ -174,7 +194,7 @@ int amp_coll_dynseg_rounds(const amp_coll_call_t *c, amp_coll_work_t *w);
 
 /* Whether the `n` groups of amp_coll_groups cover disjoint ranges of file blocks (c->align).
  * Groups whose data interleave would have two aggregators write one block. */
-int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n);
+int amp_coll_groups_disjoint(const amp_coll_call_t *c, int n, int *disjoint);
 
 /* The automatic choice of aggregators (coll_auto.c): per file state and cached plan. */
 typedef struct amp_coll_auto amp_coll_auto_t;
@@ -214,6 +234,6 @@ int amp_coll_auto_describe(const amp_coll_call_t *c, const amp_coll_auto_t *a, c
                            size_t len);
 
 /* Aggregator ranks: `n` spread over the nodes first, then within nodes. */
-int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out);
+int amp_coll_pick_aggregators(amp_file_t *f, int n, int *out, int *count);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "io/view.h"
 
 MPI_Count amp_coll_bytes_before(const amp_coll_call_t *c, MPI_Offset off)
@@ -34,7 +35,7 @@ int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int6
                   size_t *nruns)
 {
     size_t n = 0, cap = 16;
-    int64_t *v = malloc(2 * cap * sizeof(int64_t));
+    int64_t *v = amp_malloc(2 * cap * sizeof(int64_t));
     if (!v)
         return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");
     amp_dt_iter_t it;
@@ -50,7 +51,7 @@ int amp_coll_runs(const amp_coll_call_t *c, MPI_Count s_lo, MPI_Count s_hi, int6
         }
         if (n == cap) {
             cap *= 2;
-            int64_t *grown = realloc(v, 2 * cap * sizeof(int64_t));
+            int64_t *grown = amp_realloc(v, 2 * cap * sizeof(int64_t));
             if (!grown) {
                 free(v);
                 return amp_err(MPI_ERR_NO_MEM, "out of memory listing file runs");

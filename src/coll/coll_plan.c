@@ -6,6 +6,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 
 void amp_coll_summarize(amp_coll_call_t *c)
 {
@@ -56,14 +57,15 @@ int amp_coll_choose_shape(amp_coll_call_t *c)
 }
 
 int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_node, int n,
-                               int *out)
+                               int *out, int *count)
 {
+    *count = 0;
     /* slot j of node k is the j-th rank of node k: take slot 0 of every node, then slot 1,
      * each slot in rank order. In two passes over the ranks: how many ranks every slot holds,
      * which tells the last slot needed, then the ranks of the slots before it and the first
      * ones of that slot (the rescan of every rank per slot took seconds at 100,000 ranks). */
-    int *seen = calloc((size_t)nnodes + 1, sizeof(int));
-    int *per_slot = calloc((size_t)nprocs + 1, sizeof(int));
+    int *seen = amp_calloc((size_t)nnodes + 1, sizeof(int));
+    int *per_slot = amp_calloc((size_t)nprocs + 1, sizeof(int));
     if (!seen || !per_slot) {
         free(seen);
         free(per_slot);
@@ -88,5 +90,6 @@ int amp_coll_place_aggregators(const int *node, int nnodes, int nprocs, int per_
     }
     free(seen);
     free(per_slot);
-    return k;
+    *count = k;
+    return MPI_SUCCESS;
 }

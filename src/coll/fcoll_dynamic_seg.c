@@ -5,6 +5,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/task.h"
 
 #define AMP_DYNSEG_TAG_BOUNDS 0x6174
@@ -25,7 +26,7 @@ static int amp_dynseg_bounds(const amp_coll_call_t *c, amp_coll_work_t *w)
     size_t total = 0;
     for (int k = 0; k < w->nmembers; k++)
         total += w->mnruns ? w->mnruns[k] : 0;
-    amp_run_t *all = malloc((total + 1) * sizeof(*all));
+    amp_run_t *all = amp_malloc((total + 1) * sizeof(*all));
     if (!all)
         return amp_err(MPI_ERR_NO_MEM, "out of memory sorting %zu runs", total);
     size_t n = 0;
@@ -34,7 +35,7 @@ static int amp_dynseg_bounds(const amp_coll_call_t *c, amp_coll_work_t *w)
             all[n++] = (amp_run_t){w->mruns[k][2 * i], w->mruns[k][2 * i + 1]};
     qsort(all, n, sizeof(*all), amp_run_cmp);
     size_t cap = 8;
-    w->bounds = malloc(cap * sizeof(MPI_Offset));
+    w->bounds = amp_malloc(cap * sizeof(MPI_Offset));
     if (!w->bounds) {
         free(all);
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
@@ -53,7 +54,7 @@ static int amp_dynseg_bounds(const amp_coll_call_t *c, amp_coll_work_t *w)
             if (acc == c->cb && (off < stop || i + 1 < n)) {
                 if ((size_t)w->nrounds + 2 > cap) {
                     cap *= 2;
-                    MPI_Offset *grown = realloc(w->bounds, cap * sizeof(MPI_Offset));
+                    MPI_Offset *grown = amp_realloc(w->bounds, cap * sizeof(MPI_Offset));
                     if (!grown) {
                         free(all);
                         return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
@@ -69,7 +70,7 @@ static int amp_dynseg_bounds(const amp_coll_call_t *c, amp_coll_work_t *w)
     }
     if (n > 0) {
         if ((size_t)w->nrounds + 2 > cap) {
-            MPI_Offset *grown = realloc(w->bounds, (cap + 1) * sizeof(MPI_Offset));
+            MPI_Offset *grown = amp_realloc(w->bounds, (cap + 1) * sizeof(MPI_Offset));
             if (!grown) {
                 free(all);
                 return amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
@@ -98,7 +99,7 @@ static int amp_dynseg_one_round(const amp_coll_call_t *c, amp_coll_work_t *w, in
     }
     if (total > c->cb)
         return 0;
-    w->bounds = malloc(2 * sizeof(MPI_Offset));
+    w->bounds = amp_malloc(2 * sizeof(MPI_Offset));
     if (!w->bounds) {
         *rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning rounds");
         return 1;
@@ -119,14 +120,22 @@ int amp_coll_dynseg_rounds(const amp_coll_call_t *c, amp_coll_work_t *w)
 
 static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
-    int rc = amp_coll_groups(c, p);
-    if (rc != MPI_SUCCESS || p->nwork == 0)
+    int rc = amp_coll_groups(c, p), one = MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && p->nwork > 0 && amp_dynseg_one_round(c, &p->work[0], &one))
+        rc = one; /* the bounds are known: no message carries them */
+    return rc;
+}
+
+/* The runs, then the round bounds from the aggregator (every failure is kept until the
+ * protocol has completed: nobody waits for a message that is not sent). */
+static int amp_dynseg_exchange(amp_coll_call_t *c, amp_coll_plan_t *p)
+{
+    int rc = amp_coll_exchange_runs(c, p);
+    if (p->nwork == 0)
         return rc;
-    rc = amp_coll_exchange_runs(c, p);
     amp_coll_work_t *w = &p->work[0];
-    int one = MPI_SUCCESS;
-    if (amp_dynseg_one_round(c, w, &one))
-        return rc != MPI_SUCCESS ? rc : one;
+    if (w->bounds) /* one round, planned */
+        return rc;
     int is_member = c->ranks[c->rank].bytes > 0;
     /* the aggregator tells its members where rounds end; its own copy is the plan */
     if (p->mine == 0) {
@@ -137,32 +146,42 @@ static int amp_dynseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
             w->bounds = NULL;
             w->nrounds = 0;
         }
+        /* one send at a time when there is no room for requests: members all wait for it */
         MPI_Offset none = 0;
-        MPI_Request *reqs = malloc(((size_t)w->nmembers + 1) * sizeof(MPI_Request));
+        MPI_Request one = MPI_REQUEST_NULL;
+        MPI_Request *reqs = amp_malloc(((size_t)w->nmembers + 1) * sizeof(MPI_Request));
+        if (!reqs)
+            amp_coll_keep(&rc, amp_err(MPI_ERR_NO_MEM, "out of memory sending round bounds"));
         int nreq = 0;
-        for (int k = 0; k < w->nmembers && reqs; k++)
-            if (w->members[k] != c->rank)
-                PMPI_Isend(w->bounds ? w->bounds : &none, w->bounds ? w->nrounds + 1 : 0,
-                           MPI_OFFSET, w->members[k], AMP_DYNSEG_TAG_BOUNDS, c->comm,
-                           &reqs[nreq++]);
+        for (int k = 0; k < w->nmembers; k++) {
+            if (w->members[k] == c->rank)
+                continue;
+            MPI_Request *req = reqs ? &reqs[nreq++] : &one;
+            amp_coll_keep(&rc, PMPI_Isend(w->bounds ? w->bounds : &none,
+                                          w->bounds ? w->nrounds + 1 : 0, MPI_OFFSET, w->members[k],
+                                          AMP_DYNSEG_TAG_BOUNDS, c->comm, req));
+            if (!reqs)
+                amp_coll_keep(&rc, amp_task_wait(&one, MPI_STATUS_IGNORE));
+        }
         if (reqs)
-            amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-        else
-            rc = amp_err(MPI_ERR_NO_MEM, "out of memory sending round bounds");
+            amp_coll_keep(&rc, amp_task_waitall(nreq, reqs, MPI_STATUSES_IGNORE));
         free(reqs);
     } else if (is_member) {
-        MPI_Message msg;
+        MPI_Message msg = MPI_MESSAGE_NULL;
         MPI_Status st;
         int count = 0;
-        amp_task_mprobe(w->agg, AMP_DYNSEG_TAG_BOUNDS, c->comm, &msg, &st);
-        PMPI_Get_count(&st, MPI_OFFSET, &count);
-        w->bounds = malloc(((size_t)count + 1) * sizeof(MPI_Offset));
-        if (!w->bounds) {
-            MPI_Offset drop[1];
-            PMPI_Mrecv(drop, 0, MPI_OFFSET, &msg, MPI_STATUS_IGNORE);
-            return amp_err(MPI_ERR_NO_MEM, "out of memory receiving round bounds");
+        amp_coll_keep(&rc, amp_task_mprobe(w->agg, AMP_DYNSEG_TAG_BOUNDS, c->comm, &msg, &st));
+        if (msg == MPI_MESSAGE_NULL)
+            return rc;
+        amp_coll_keep(&rc, PMPI_Get_count(&st, MPI_OFFSET, &count));
+        w->bounds = amp_malloc(((size_t)count + 1) * sizeof(MPI_Offset));
+        if (!w->bounds) { /* taken off the line all the same: a later call must not find it */
+            amp_coll_drop(&msg);
+            w->nrounds = 0;
+            return amp_coll_keep(&rc, amp_err(MPI_ERR_NO_MEM, "out of memory receiving round "
+                                                              "bounds"));
         }
-        PMPI_Mrecv(w->bounds, count, MPI_OFFSET, &msg, MPI_STATUS_IGNORE);
+        amp_coll_keep(&rc, PMPI_Mrecv(w->bounds, count, MPI_OFFSET, &msg, MPI_STATUS_IGNORE));
         w->nrounds = count > 0 ? count - 1 : 0;
     }
     return rc;
@@ -172,4 +191,5 @@ const amp_fcoll_t amp_fcoll_dynamic_seg = {
     .name = "dynamic_seg",
     .plan = amp_dynseg_plan,
     .domains = amp_coll_groups,
+    .exchange = amp_dynseg_exchange,
 };

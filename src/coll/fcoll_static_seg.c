@@ -22,10 +22,7 @@ static int amp_staticseg_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
 
 static int amp_staticseg_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
-    int rc = amp_staticseg_domains(c, p);
-    if (rc != MPI_SUCCESS || p->nwork == 0)
-        return rc;
-    return amp_coll_exchange_runs(c, p);
+    return amp_staticseg_domains(c, p); /* the runs are exchanged after the agreement */
 }
 
 const amp_fcoll_t amp_fcoll_static_seg = {

@@ -10,14 +10,15 @@
 #include "coll/coll_internal.h"
 #include "coll/stripe_map.h"
 #include "core/err.h"
+#include "core/fault.h"
 
 /* Round ranges of aggregator a: round r is [starts[r], bounds[r + 1]). */
 static int amp_stripe_work_rounds(const amp_stripe_map_t *m, int a, amp_coll_work_t *w)
 {
     int64_t n = amp_stripe_rounds(m, a);
     w->nrounds = (int)n;
-    w->bounds = malloc(((size_t)n + 1) * sizeof(MPI_Offset));
-    w->starts = malloc(((size_t)n + 1) * sizeof(MPI_Offset));
+    w->bounds = amp_malloc(((size_t)n + 1) * sizeof(MPI_Offset));
+    w->starts = amp_malloc(((size_t)n + 1) * sizeof(MPI_Offset));
     if (!w->bounds || !w->starts)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for %lld stripe rounds", (long long)n);
     w->bounds[0] = m->lo;
@@ -38,7 +39,7 @@ static int amp_stripe_push(amp_coll_work_t *w, size_t *cap, int64_t off, int64_t
     }
     if (w->nruns == *cap) {
         size_t grown = *cap ? 2 * *cap : 16;
-        int64_t *v = realloc(w->runs, 2 * grown * sizeof(int64_t));
+        int64_t *v = amp_realloc(w->runs, 2 * grown * sizeof(int64_t));
         if (!v)
             return amp_err(MPI_ERR_NO_MEM, "out of memory splitting runs at stripes");
         w->runs = v;
@@ -58,7 +59,7 @@ static int amp_stripe_deal(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_co
     int64_t *runs = NULL;
     size_t nruns = 0;
     int rc = amp_coll_runs(c, 0, c->io->nbytes, &runs, &nruns);
-    size_t *cap = calloc((size_t)m->naggr, sizeof(size_t));
+    size_t *cap = amp_calloc((size_t)m->naggr, sizeof(size_t));
     if (rc == MPI_SUCCESS && !cap)
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory splitting runs at stripes");
     for (size_t i = 0; i < nruns && rc == MPI_SUCCESS; i++) {
@@ -84,7 +85,7 @@ static int amp_stripe_works(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_c
     for (int a = 0; a < c->naggr; a++)
         nwork +=
             c->aggr[a] == c->rank || (me->bytes > 0 && amp_stripe_touches(m, a, me->lo, me->hi));
-    p->work = calloc((size_t)nwork + 1, sizeof(amp_coll_work_t));
+    p->work = amp_calloc((size_t)nwork + 1, sizeof(amp_coll_work_t));
     if (!p->work)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
     int rc = MPI_SUCCESS;
@@ -99,7 +100,7 @@ static int amp_stripe_works(amp_coll_call_t *c, const amp_stripe_map_t *m, amp_c
         w->agg = c->aggr[a];
         w->member = is_member;
         if (is_agg) { /* only the aggregator needs its members */
-            w->members = malloc((size_t)c->nprocs * sizeof(int));
+            w->members = amp_malloc((size_t)c->nprocs * sizeof(int));
             if (!w->members) {
                 rc = amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
                 break;
@@ -131,7 +132,7 @@ static int amp_stripe_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     amp_stripe_map_t m;
     amp_stripe_map_of(c, &m);
-    int *index = malloc((size_t)c->naggr * sizeof(int));
+    int *index = amp_malloc((size_t)c->naggr * sizeof(int));
     int rc = index ? amp_stripe_works(c, &m, p, index)
                    : amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
     free(index);
@@ -142,7 +143,7 @@ static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
 {
     amp_stripe_map_t m;
     amp_stripe_map_of(c, &m);
-    int *index = malloc((size_t)c->naggr * sizeof(int)); /* aggregator -> work of this rank */
+    int *index = amp_malloc((size_t)c->naggr * sizeof(int)); /* aggregator -> work of this rank */
     if (!index)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning stripe domains");
     int rc = amp_stripe_works(c, &m, p, index);
@@ -151,9 +152,7 @@ static int amp_stripe_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
     if (rc == MPI_SUCCESS && me->bytes > 0 && !amp_coll_runs_known(c, c->rank))
         rc = amp_stripe_deal(c, &m, p->work, index);
     free(index);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return amp_coll_exchange_runs(c, p);
+    return rc;
 }
 
 const amp_fcoll_t amp_fcoll_stripe = {

@@ -6,6 +6,7 @@
 
 #include "coll/coll_internal.h"
 #include "core/err.h"
+#include "core/fault.h"
 
 static MPI_Offset amp_round_down(MPI_Offset v, MPI_Offset a)
 {
@@ -49,7 +50,7 @@ static int amp_two_phase_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
         amp_two_phase_domain(c, a, start, dsize, &dlo, &dhi);
         nwork += amp_two_phase_part(c, a, dlo, dhi, &is_member);
     }
-    p->work = calloc((size_t)nwork + 1, sizeof(amp_coll_work_t));
+    p->work = amp_calloc((size_t)nwork + 1, sizeof(amp_coll_work_t));
     if (!p->work)
         return amp_err(MPI_ERR_NO_MEM, "out of memory planning two-phase I/O");
     p->mine = -1;
@@ -62,10 +63,10 @@ static int amp_two_phase_domains(amp_coll_call_t *c, amp_coll_plan_t *p)
         w->agg = c->aggr[a];
         w->nrounds = dhi > dlo ? (int)((dhi - dlo + round - 1) / round) : 0;
         w->member = is_member;
-        w->bounds = malloc(((size_t)w->nrounds + 1) * sizeof(MPI_Offset));
+        w->bounds = amp_malloc(((size_t)w->nrounds + 1) * sizeof(MPI_Offset));
         /* only the aggregator needs its members: a list per domain on every member would take
          * naggr x nprocs entries where every rank's data span the file */
-        w->members = is_agg ? malloc((size_t)c->nprocs * sizeof(int)) : NULL;
+        w->members = is_agg ? amp_malloc((size_t)c->nprocs * sizeof(int)) : NULL;
         if (!w->bounds || (is_agg && !w->members)) {
             p->nwork++;
             return amp_err(MPI_ERR_NO_MEM, "out of memory planning two-phase I/O");
@@ -98,7 +99,7 @@ static int amp_two_phase_plan(amp_coll_call_t *c, amp_coll_plan_t *p)
             w->s_hi = amp_coll_bytes_before(c, dhi);
         }
     }
-    return amp_coll_exchange_runs(c, p);
+    return MPI_SUCCESS; /* the runs are exchanged after the agreement that every rank planned */
 }
 
 const amp_fcoll_t amp_fcoll_two_phase = {

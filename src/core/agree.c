@@ -12,7 +12,7 @@ int amp_agree(MPI_Comm comm, int code)
     struct {
         int cls, rank;
     } in = {amp_err_class(code), rank}, out;
-    int rc = amp_task_allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);
+    int rc = amp_task_agree_allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);
     if (rc != MPI_SUCCESS)
         return code != MPI_SUCCESS ? code : rc;
     if (out.cls == MPI_SUCCESS)
@@ -21,7 +21,7 @@ int amp_agree(MPI_Comm comm, int code)
     int len = 0;
     if (rank == out.rank)
         PMPI_Error_string(code, msg, &len);
-    amp_task_bcast(msg, MPI_MAX_ERROR_STRING, MPI_CHAR, out.rank, comm);
+    amp_task_agree_bcast(msg, MPI_MAX_ERROR_STRING, MPI_CHAR, out.rank, comm);
     if (code != MPI_SUCCESS)
         return code;
     msg[MPI_MAX_ERROR_STRING - 1] = '\0';
@@ -34,7 +34,7 @@ int amp_agree(MPI_Comm comm, int code)
 int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any)
 {
     uint64_t in[3] = {value, ~value, flag != 0}, out[3];
-    int rc = amp_task_allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
+    int rc = amp_task_agree_allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, comm);
     *same = rc == MPI_SUCCESS && out[0] == value && out[1] == ~value;
     *any = rc == MPI_SUCCESS && out[2] != 0;
     return rc;
@@ -49,7 +49,7 @@ int amp_agree_same_n(MPI_Comm comm, const uint64_t *values, int n, int *same)
         in[2 * i] = values[i];
         in[2 * i + 1] = ~values[i];
     }
-    int rc = amp_task_allreduce(in, out, 2 * n, MPI_UINT64_T, MPI_MAX, comm);
+    int rc = amp_task_agree_allreduce(in, out, 2 * n, MPI_UINT64_T, MPI_MAX, comm);
     *same = rc == MPI_SUCCESS;
     for (int i = 0; i < 2 * n; i++)
         *same &= out[i] == in[i];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/mount.h"
 
 typedef enum {
@@ -160,7 +161,7 @@ static const char *amp_cfg_form(const amp_cfg_param_t *p)
 static int amp_cfg_store(amp_cfg_t *cfg, amp_cfg_id_t id, const char *text, int64_t v,
                          amp_cfg_src_t src)
 {
-    char *copy = strdup(text);
+    char *copy = amp_strdup(text);
     if (!copy)
         return amp_err(MPI_ERR_NO_MEM, "out of memory storing parameter %s",
                        amp_cfg_params[id].name);
@@ -302,7 +303,7 @@ static void amp_cfg_file_read(void)
     while (fgets(line, sizeof(line), f)) {
         if (!amp_cfg_conf_line(line, &key, &value))
             continue;
-        amp_cfg_kv_t *grown = realloc(amp_cfg_file_kv, (amp_cfg_file_n + 1) * sizeof(*grown));
+        amp_cfg_kv_t *grown = amp_realloc(amp_cfg_file_kv, (amp_cfg_file_n + 1) * sizeof(*grown));
         if (!grown)
             break;
         amp_cfg_file_kv = grown;
@@ -311,11 +312,11 @@ static void amp_cfg_file_read(void)
         kv->mount = NULL;
         if (at) {
             *at = '\0';
-            kv->mount = strdup(amp_cfg_trim(at + 1));
+            kv->mount = amp_strdup(amp_cfg_trim(at + 1));
             key = amp_cfg_trim(key);
         }
-        kv->key = strdup(key);
-        kv->value = strdup(value);
+        kv->key = amp_strdup(key);
+        kv->value = amp_strdup(value);
         if (!kv->key || !kv->value || (at && !kv->mount)) {
             /* out of memory: without its mount an entry would apply everywhere, drop it */
             free(kv->key);
@@ -354,7 +355,7 @@ static void amp_cfg_romio_read(void)
             continue;
         int id = amp_cfg_lookup(key);
         if (id >= 0 && !amp_cfg_romio_value[id])
-            amp_cfg_romio_value[id] = strdup(value); /* NULL when out of memory: ignored */
+            amp_cfg_romio_value[id] = amp_strdup(value); /* NULL when out of memory: ignored */
     }
     fclose(f);
 }
@@ -388,7 +389,7 @@ static int amp_cfg_apply_override(amp_cfg_t *cfg)
     const char *text = getenv("AMPIO_HINTS");
     if (!text || !*text)
         return MPI_SUCCESS;
-    char *copy = strdup(text), *save = NULL;
+    char *copy = amp_strdup(text), *save = NULL;
     if (!copy)
         return amp_err(MPI_ERR_NO_MEM, "out of memory parsing AMPIO_HINTS");
     int rc = MPI_SUCCESS;
@@ -502,7 +503,7 @@ int amp_cfg_copy(amp_cfg_t *dst, const amp_cfg_t *src)
     for (int i = 0; i < AMP_CFG_COUNT; i++)
         dst->str[i] = NULL;
     for (int i = 0; i < AMP_CFG_COUNT; i++) {
-        if (src->str[i] && !(dst->str[i] = strdup(src->str[i]))) {
+        if (src->str[i] && !(dst->str[i] = amp_strdup(src->str[i]))) {
             amp_cfg_free(dst);
             return amp_err(MPI_ERR_NO_MEM, "out of memory copying the configuration");
         }

@@ -1,10 +1,12 @@
 #include "core/nodes.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/task.h"
 
 typedef struct amp_layout {
@@ -22,19 +24,23 @@ static pthread_mutex_t amp_layouts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int *amp_nodes_world_ranks(MPI_Comm comm, int n)
 {
-    int *world = malloc(2 * (size_t)n * sizeof(int));
+    int *world = amp_malloc(2 * (size_t)n * sizeof(int));
     if (!world)
         return NULL;
-    MPI_Group g, wg;
-    PMPI_Comm_group(comm, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    int rc = PMPI_Comm_group(comm, &g);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_group(MPI_COMM_WORLD, &wg);
     for (int r = 0; r < n; r++)
         world[n + r] = r;
-    PMPI_Group_translate_ranks(g, n, world + n, wg, world);
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Group_translate_ranks(g, n, world + n, wg, world);
+    if (g != MPI_GROUP_NULL)
+        PMPI_Group_free(&g);
+    if (wg != MPI_GROUP_NULL)
+        PMPI_Group_free(&wg);
     for (int r = 0; r < n; r++)
-        if (world[r] == MPI_UNDEFINED) {
+        if (rc != MPI_SUCCESS || world[r] == MPI_UNDEFINED) {
             free(world);
             return NULL;
         }
@@ -63,8 +69,8 @@ static int amp_nodes_find(const int *world, int n, int *node, int *nnodes)
 
 static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
 {
-    amp_layout_t *l = malloc(sizeof(*l));
-    int *copy = malloc((size_t)n * sizeof(int));
+    amp_layout_t *l = amp_malloc(sizeof(*l));
+    int *copy = amp_malloc((size_t)n * sizeof(int));
     if (!l || !copy) { /* not kept: the next open on this group splits again */
         free(l);
         free(copy);
@@ -95,15 +101,18 @@ static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
 /* The lowest rank of each rank's node, from MPI_Comm_split_type. */
 static int amp_nodes_leaders_split(MPI_Comm comm, int *node)
 {
-    int rank, leader;
-    PMPI_Comm_rank(comm, &rank);
+    int rank = 0, leader;
+    int rc = PMPI_Comm_rank(comm, &rank);
     leader = rank;
     MPI_Comm local;
+    /* without a node communicator each rank is a node of its own: a layout, not a failure */
     if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
-        PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, local);
+        if (PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, local) != MPI_SUCCESS)
+            leader = rank;
         PMPI_Comm_free(&local);
     }
-    return PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+    int grc = PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+    return rc != MPI_SUCCESS ? rc : grc;
 }
 
 /* The same inside a task, where no blocking collective may run (MPI_Comm_split_type has no
@@ -112,10 +121,13 @@ static int amp_nodes_leaders_named(MPI_Comm comm, int nprocs, int *node)
 {
     char mine[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
-    char *names = malloc((size_t)nprocs * MPI_MAX_PROCESSOR_NAME);
+    char *names = amp_malloc((size_t)nprocs * MPI_MAX_PROCESSOR_NAME);
     if (!names)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
-    PMPI_Get_processor_name(mine, &len);
+    int world = 0;
+    if (PMPI_Get_processor_name(mine, &len) != MPI_SUCCESS &&
+        PMPI_Comm_rank(MPI_COMM_WORLD, &world) == MPI_SUCCESS)
+        snprintf(mine, sizeof(mine), "\001%d", world); /* a node of its own */
     int rc = amp_task_allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
                                 MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
     for (int r = 0; r < nprocs && rc == MPI_SUCCESS; r++) {
@@ -143,7 +155,13 @@ int amp_nodes_get_ok(MPI_Comm comm, int nprocs, int *node, int *nnodes, int *ok)
     int found = world && amp_nodes_find(world, nprocs, node, nnodes);
     /* one rank without the layout (it ran out of memory) makes every rank split again */
     int in[2] = {found, *ok}, all[2] = {0, 0};
-    amp_task_allreduce(in, all, 2, MPI_INT, MPI_LAND, comm);
+    /* this decides what every rank does next, as an agreement does */
+    int arc = amp_task_agree_allreduce(in, all, 2, MPI_INT, MPI_LAND, comm);
+    if (arc != MPI_SUCCESS) {
+        free(world);
+        *ok = 0;
+        return arc;
+    }
     *ok = all[0] && all[1];
     if (*ok || !all[1]) {
         free(world);
@@ -156,7 +174,7 @@ int amp_nodes_get_ok(MPI_Comm comm, int nprocs, int *node, int *nnodes, int *ok)
         return rc;
     }
     /* number nodes in order of their lowest rank: a leader's node is its own rank's index */
-    int *index = malloc((size_t)nprocs * sizeof(int));
+    int *index = amp_malloc((size_t)nprocs * sizeof(int));
     if (!index) {
         free(world);
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
+#include "core/fault.h"
 #include "core/next.h"
 
 /* A task's stack. Pages are only touched as the stack grows; the lowest page is a guard. The
@@ -41,7 +43,7 @@ static void amp_task_entry(void)
 int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
 {
     *out = NULL;
-    amp_task_t *t = calloc(1, sizeof(*t));
+    amp_task_t *t = amp_calloc(1, sizeof(*t));
     if (!t)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a task");
     long page = sysconf(_SC_PAGESIZE);
@@ -98,7 +100,7 @@ __attribute__((noinline)) void amp_task_yield(void)
 
 /* ---- waits ---- */
 
-int amp_task_wait(MPI_Request *req, MPI_Status *status)
+static int amp_task_wait_raw(MPI_Request *req, MPI_Status *status)
 {
     if (!amp_task_current)
         return amp_next()->wait(req, status);
@@ -111,7 +113,7 @@ int amp_task_wait(MPI_Request *req, MPI_Status *status)
     }
 }
 
-int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
+static int amp_task_waitall_raw(int n, MPI_Request *reqs, MPI_Status *statuses)
 {
     if (!amp_task_current)
         return amp_next()->waitall(n, reqs, statuses);
@@ -124,7 +126,8 @@ int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
     }
 }
 
-int amp_task_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+static int amp_task_mprobe_raw(int source, int tag, MPI_Comm comm, MPI_Message *msg,
+                               MPI_Status *status)
 {
     if (!amp_task_current)
         return PMPI_Mprobe(source, tag, comm, msg, status);
@@ -140,11 +143,11 @@ int amp_task_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_St
 /* The nonblocking form `start` posted a request (or failed): wait for it. */
 static int amp_task_finish(int rc, MPI_Request *req)
 {
-    return rc == MPI_SUCCESS ? amp_task_wait(req, MPI_STATUS_IGNORE) : rc;
+    return rc == MPI_SUCCESS ? amp_task_wait_raw(req, MPI_STATUS_IGNORE) : rc;
 }
 
-int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
-                       MPI_Comm comm)
+static int amp_task_allreduce_raw(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                                  MPI_Comm comm)
 {
     if (!amp_task_current)
         return PMPI_Allreduce(in, out, n, type, op, comm);
@@ -152,8 +155,8 @@ int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_
     return amp_task_finish(PMPI_Iallreduce(in, out, n, type, op, comm, &req), &req);
 }
 
-int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
-                       MPI_Datatype out_type, MPI_Comm comm)
+static int amp_task_allgather_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
+                                  MPI_Datatype out_type, MPI_Comm comm)
 {
     if (!amp_task_current)
         return PMPI_Allgather(in, n, type, out, m, out_type, comm);
@@ -161,8 +164,9 @@ int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int 
     return amp_task_finish(PMPI_Iallgather(in, n, type, out, m, out_type, comm, &req), &req);
 }
 
-int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
-                        const int *displs, MPI_Datatype out_type, MPI_Comm comm)
+static int amp_task_allgatherv_raw(const void *in, int n, MPI_Datatype type, void *out,
+                                   const int *counts, const int *displs, MPI_Datatype out_type,
+                                   MPI_Comm comm)
 {
     if (!amp_task_current)
         return PMPI_Allgatherv(in, n, type, out, counts, displs, out_type, comm);
@@ -171,7 +175,7 @@ int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, con
                            &req);
 }
 
-int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+static int amp_task_bcast_raw(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
 {
     if (!amp_task_current)
         return PMPI_Bcast(buf, n, type, root, comm);
@@ -179,10 +183,81 @@ int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
     return amp_task_finish(PMPI_Ibcast(buf, n, type, root, comm, &req), &req);
 }
 
-int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+static int amp_task_scan_raw(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
 {
     if (!amp_task_current)
         return PMPI_Scan(in, out, n, type, op, comm);
     MPI_Request req;
     return amp_task_finish(PMPI_Iscan(in, out, n, type, op, comm, &req), &req);
+}
+
+/* ---- the waits of the protocols, where a communication fault may be injected ---- */
+
+static int amp_task_fault(int rc)
+{
+    if (rc != MPI_SUCCESS || !amp_fault_comm())
+        return rc;
+    return amp_err(MPI_ERR_OTHER, "injected communication fault (AMPIO_FAULT_COMM)");
+}
+
+int amp_task_wait(MPI_Request *req, MPI_Status *status)
+{
+    return amp_task_fault(amp_task_wait_raw(req, status));
+}
+
+int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
+{
+    return amp_task_fault(amp_task_waitall_raw(n, reqs, statuses));
+}
+
+int amp_task_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+    return amp_task_fault(amp_task_mprobe_raw(source, tag, comm, msg, status));
+}
+
+int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_allreduce_raw(in, out, n, type, op, comm));
+}
+
+int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                       MPI_Datatype out_type, MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_allgather_raw(in, n, type, out, m, out_type, comm));
+}
+
+int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
+                        const int *displs, MPI_Datatype out_type, MPI_Comm comm)
+{
+    return amp_task_fault(
+        amp_task_allgatherv_raw(in, n, type, out, counts, displs, out_type, comm));
+}
+
+int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_bcast_raw(buf, n, type, root, comm));
+}
+
+int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_scan_raw(in, out, n, type, op, comm));
+}
+
+int amp_task_agree_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
+{
+    return amp_task_allreduce_raw(in, out, n, type, op, comm);
+}
+
+int amp_task_agree_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    return amp_task_bcast_raw(buf, n, type, root, comm);
+}
+
+int amp_task_agree_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                             MPI_Datatype out_type, MPI_Comm comm)
+{
+    return amp_task_allgather_raw(in, n, type, out, m, out_type, comm);
 }

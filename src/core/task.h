@@ -45,4 +45,12 @@ int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, con
 int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
 int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
+/* The same for the agreement on errors (core/agree.c), which no injected communication fault
+ * touches: it is what carries every other fault to every rank. */
+int amp_task_agree_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm);
+int amp_task_agree_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
+int amp_task_agree_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                             MPI_Datatype out_type, MPI_Comm comm);
+
 #endif

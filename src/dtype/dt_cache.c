@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "dtype/dt_internal.h"
 
 static int amp_dt_keyval = MPI_KEYVAL_INVALID;
@@ -77,7 +78,7 @@ static void amp_dt_shape(amp_dt_t *dt)
     if (dt->nondecreasing) {
         dt->overlapping = amp_dt_sorted_overlap(s->v, s->n);
     } else {
-        amp_seg_t *sorted = malloc(s->n * sizeof(*sorted));
+        amp_seg_t *sorted = amp_malloc(s->n * sizeof(*sorted));
         if (sorted) {
             memcpy(sorted, s->v, s->n * sizeof(*sorted));
             qsort(sorted, s->n, sizeof(*sorted), amp_dt_seg_cmp);
@@ -92,7 +93,7 @@ static void amp_dt_shape(amp_dt_t *dt)
 
 static int amp_dt_build(MPI_Datatype type, amp_dt_t **out)
 {
-    amp_dt_t *dt = calloc(1, sizeof(*dt));
+    amp_dt_t *dt = amp_calloc(1, sizeof(*dt));
     if (!dt)
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
     atomic_init(&dt->refs, 1);
@@ -102,7 +103,7 @@ static int amp_dt_build(MPI_Datatype type, amp_dt_t **out)
     dt->size = size;
     int rc = amp_dt_decode(type, 0, &dt->segs, &dt->named);
     if (rc == MPI_SUCCESS) {
-        dt->prefix = malloc((dt->segs.n + 1) * sizeof(MPI_Count));
+        dt->prefix = amp_malloc((dt->segs.n + 1) * sizeof(MPI_Count));
         if (!dt->prefix)
             rc = amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
     }
@@ -130,8 +131,8 @@ static int amp_dt_build(MPI_Datatype type, amp_dt_t **out)
 
 int amp_dt_contiguous(MPI_Count bytes, amp_dt_t **out)
 {
-    amp_dt_t *dt = calloc(1, sizeof(*dt));
-    if (!dt || !(dt->prefix = malloc(2 * sizeof(MPI_Count)))) {
+    amp_dt_t *dt = amp_calloc(1, sizeof(*dt));
+    if (!dt || !(dt->prefix = amp_malloc(2 * sizeof(MPI_Count)))) {
         free(dt);
         return amp_err(MPI_ERR_NO_MEM, "out of memory describing a file layout");
     }

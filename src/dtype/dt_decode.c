@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "dtype/dt_internal.h"
 
 /* The constructor arguments, with every count-like value widened to MPI_Count. Types created
@@ -49,10 +50,10 @@ static int amp_contents_get(MPI_Datatype type, amp_contents_t *c)
         return amp_err(MPI_ERR_TYPE, "cannot decode datatype (MPI_Type_get_envelope failed)");
     if (c->combiner == MPI_COMBINER_NAMED)
         return MPI_SUCCESS;
-    c->ints = calloc((size_t)c->ni + 1, sizeof(int));
-    c->addrs = calloc((size_t)c->na + 1, sizeof(MPI_Aint));
-    c->counts = calloc((size_t)c->nc + 1, sizeof(MPI_Count));
-    c->types = calloc((size_t)c->nd + 1, sizeof(MPI_Datatype));
+    c->ints = amp_calloc((size_t)c->ni + 1, sizeof(int));
+    c->addrs = amp_calloc((size_t)c->na + 1, sizeof(MPI_Aint));
+    c->counts = amp_calloc((size_t)c->nc + 1, sizeof(MPI_Count));
+    c->types = amp_calloc((size_t)c->nd + 1, sizeof(MPI_Datatype));
     if (!c->ints || !c->addrs || !c->counts || !c->types) {
         c->nd = 0;
         amp_contents_free(c);
@@ -143,7 +144,7 @@ static int amp_grid_append(amp_seglist_t *out, const amp_grid_t *g, const amp_ch
     for (int d = 0; d < g->ndims; d++)
         if (g->len[d] == 0)
             return MPI_SUCCESS;
-    MPI_Count *pos = calloc((size_t)g->ndims, sizeof(MPI_Count));
+    MPI_Count *pos = amp_calloc((size_t)g->ndims, sizeof(MPI_Count));
     if (!pos)
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
     int inner = g->fortran ? 0 : g->ndims - 1;
@@ -193,9 +194,9 @@ static int amp_grid_alloc(amp_grid_t *g, int ndims, const MPI_Count *sizes, int 
     memset(g, 0, sizeof(*g));
     g->ndims = ndims;
     g->fortran = order == MPI_ORDER_FORTRAN;
-    g->len = calloc((size_t)ndims, sizeof(MPI_Count));
-    g->index = calloc((size_t)ndims, sizeof(MPI_Count *));
-    g->stride = calloc((size_t)ndims, sizeof(MPI_Count));
+    g->len = amp_calloc((size_t)ndims, sizeof(MPI_Count));
+    g->index = amp_calloc((size_t)ndims, sizeof(MPI_Count *));
+    g->stride = amp_calloc((size_t)ndims, sizeof(MPI_Count));
     if (!g->len || !g->index || !g->stride)
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
     MPI_Count s = 1;
@@ -209,7 +210,7 @@ static int amp_grid_alloc(amp_grid_t *g, int ndims, const MPI_Count *sizes, int 
 
 static int amp_grid_range(amp_grid_t *g, int d, MPI_Count first, MPI_Count n)
 {
-    g->index[d] = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Count));
+    g->index[d] = amp_malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Count));
     if (!g->index[d])
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
     for (MPI_Count i = 0; i < n; i++)
@@ -236,7 +237,7 @@ static int amp_subarray(amp_seglist_t *out, int ndims, const MPI_Count *sizes,
 static int amp_darray_dim(amp_grid_t *g, int d, MPI_Count gsize, int distrib, int darg, int psize,
                           int coord)
 {
-    MPI_Count *idx = malloc((size_t)(gsize > 0 ? gsize : 1) * sizeof(MPI_Count));
+    MPI_Count *idx = amp_malloc((size_t)(gsize > 0 ? gsize : 1) * sizeof(MPI_Count));
     if (!idx)
         return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a darray datatype");
     MPI_Count n = 0;
@@ -319,7 +320,7 @@ static int amp_decode_int(const amp_contents_t *c, int typed, amp_seglist_t *out
         return rc;
     case MPI_COMBINER_SUBARRAY: {
         int nd = I[0];
-        MPI_Count *v = malloc(3 * (size_t)nd * sizeof(MPI_Count) + 1);
+        MPI_Count *v = amp_malloc(3 * (size_t)nd * sizeof(MPI_Count) + 1);
         if (!v)
             return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a subarray datatype");
         for (int i = 0; i < 3 * nd; i++)
@@ -330,7 +331,7 @@ static int amp_decode_int(const amp_contents_t *c, int typed, amp_seglist_t *out
     }
     case MPI_COMBINER_DARRAY: {
         int nd = I[2];
-        MPI_Count *gs = malloc((size_t)nd * sizeof(MPI_Count) + 1);
+        MPI_Count *gs = amp_malloc((size_t)nd * sizeof(MPI_Count) + 1);
         if (!gs)
             return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a darray datatype");
         for (int i = 0; i < nd; i++)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "dtype/dt.h"
 
 /* 2^28 segments of 16 bytes is 4 GiB of description: past that, refuse rather than thrash. */
@@ -25,12 +26,12 @@ int amp_seglist_push(amp_seglist_t *l, MPI_Aint off, MPI_Count len, amp_kind_t k
                            "datatype has more than %zu noncontiguous pieces; "
                            "describe the data with fewer, larger blocks",
                            AMP_SEGLIST_MAX);
-        amp_seg_t *v = realloc(l->v, cap * sizeof(*v));
+        amp_seg_t *v = amp_realloc(l->v, cap * sizeof(*v));
         if (!v)
             return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
         l->v = v;
         if (l->typed) {
-            amp_kind_t *k = realloc(l->kind, cap * sizeof(*k));
+            amp_kind_t *k = amp_realloc(l->kind, cap * sizeof(*k));
             if (!k)
                 return amp_err(MPI_ERR_NO_MEM, "out of memory flattening a datatype");
             l->kind = k;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 
 typedef struct {
     MPI_Errhandler eh;
@@ -44,7 +45,7 @@ int amp_errh_create(MPI_File_errhandler_function *fn, MPI_Errhandler *out)
     if (i == amp_errh_n) {
         if (amp_errh_n == amp_errh_cap) {
             size_t cap = amp_errh_cap ? 2 * amp_errh_cap : 16;
-            amp_errh_entry_t *t = realloc(amp_errh_table, cap * sizeof(*t));
+            amp_errh_entry_t *t = amp_realloc(amp_errh_table, cap * sizeof(*t));
             if (!t) {
                 pthread_mutex_unlock(&amp_errh_lock);
                 PMPI_Errhandler_free(&eh);

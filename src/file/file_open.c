@@ -9,6 +9,7 @@
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "file/errh.h"
 #include "file/fileops.h"
 #include "file/handle.h"
@@ -146,9 +147,17 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return amp_err(MPI_ERR_COMM, "MPI_File_open needs an intracommunicator");
 
-    amp_file_t *f = calloc(1, sizeof(*f));
-    if (!f)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+    amp_file_t *f = amp_calloc(1, sizeof(*f));
+    if (!f) { /* the others duplicate the communicator, then agree: take part, then fail */
+        int rc = amp_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+        MPI_Comm dup = MPI_COMM_NULL;
+        if (PMPI_Comm_dup(comm, &dup) == MPI_SUCCESS) {
+            PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+            amp_agree(dup, rc);
+            PMPI_Comm_free(&dup);
+        }
+        return rc;
+    }
     f->magic = AMP_FILE_MAGIC;
     f->fs.fd = -1;
     f->comm = MPI_COMM_NULL;
@@ -162,18 +171,22 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         amp_file_destroy(f);
         return rc;
     }
-    PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+    rc = PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
     if (amp_errh_attach(&f->errh_holder, f->errhandler) != MPI_SUCCESS)
         f->errhandler = MPI_ERRORS_RETURN; /* no reference to hold: do not risk a freed one */
-    PMPI_Comm_rank(f->comm, &f->rank);
-    PMPI_Comm_size(f->comm, &f->nprocs);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_rank(f->comm, &f->rank);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_size(f->comm, &f->nprocs);
 
     /* local checks, then one agreement */
-    if (!path)
+    if (rc != MPI_SUCCESS)
+        ;
+    else if (!path)
         rc = amp_err(MPI_ERR_BAD_FILE, "the file name is NULL");
     else if (!*amp_file_strip_prefix(path))
         rc = amp_err(MPI_ERR_BAD_FILE, "the file name is empty");
-    else if (!(f->path = strdup(amp_file_strip_prefix(path))))
+    else if (!(f->path = amp_strdup(amp_file_strip_prefix(path))))
         rc = amp_err(MPI_ERR_NO_MEM, "out of memory opening \"%s\"", path);
     if (rc == MPI_SUCCESS)
         rc = amp_file_check_amode(amode);
@@ -211,21 +224,24 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         rc = amp_view_default(&f->view);
     if (rc == MPI_SUCCESS)
         rc = amp_sfp_prepare(f);
+    /* registered before the agreement: a rank that cannot register must not leave the others
+     * in the collective steps after it */
+    int registered = rc == MPI_SUCCESS && (rc = amp_handle_add(f)) == MPI_SUCCESS;
     rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS)
         rc = amp_sfp_open(f);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
         rc = amp_agree(f->comm, amp_file_append_start(f));
-    if (rc == MPI_SUCCESS)
-        rc = amp_handle_add(f);
+    if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
+        rc = PMPI_Barrier(f->comm); /* the shared pointer is set before anyone moves it */
     if (rc != MPI_SUCCESS) {
+        if (registered)
+            amp_handle_remove(f);
         if (f->sfp)
             amp_sfp_close(f);
         amp_file_destroy(f);
         return rc;
     }
-    if (amode & MPI_MODE_APPEND)
-        PMPI_Barrier(f->comm); /* the shared pointer is set before anyone moves it */
     amp_cfg_explain_notes(&f->cfg, f->rank, f->path);
     *out = f;
     return MPI_SUCCESS;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 
 /* Slot 0 stands for MPI_FILE_NULL, as both MPI families number it. */
 static amp_file_t **amp_handle_slots;
@@ -18,7 +19,7 @@ int amp_handle_add(amp_file_t *f)
         i++;
     if (i >= amp_handle_cap) {
         size_t cap = amp_handle_cap ? 2 * amp_handle_cap : 64;
-        amp_file_t **slots = realloc(amp_handle_slots, cap * sizeof(*slots));
+        amp_file_t **slots = amp_realloc(amp_handle_slots, cap * sizeof(*slots));
         if (!slots) {
             pthread_mutex_unlock(&amp_handle_lock);
             return amp_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "file/errh.h"
 #include "file/fileops.h"
 #include "file/handle.h"
@@ -22,6 +23,7 @@ static int amp_init_at_finalize(MPI_Comm comm, int keyval, void *value, void *ex
     amp_handle_foreach(amp_file_reap); /* files the application left open */
     amp_op_finalize();
     amp_worker_finalize();
+    amp_fault_report();
     amp_dt_finalize();
     amp_errh_finalize();
     amp_nodes_free();
@@ -48,6 +50,9 @@ int amp_init(void)
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_set_attr(MPI_COMM_SELF, amp_init_keyval, NULL);
         amp_init_done = rc == MPI_SUCCESS;
+        int world = 0;
+        if (amp_init_done && PMPI_Comm_rank(MPI_COMM_WORLD, &world) == MPI_SUCCESS)
+            amp_fault_init(world);
     }
     pthread_mutex_unlock(&amp_init_lock);
     return rc;

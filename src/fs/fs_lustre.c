@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "core/fault.h"
 #include "fs/fs_layout.h"
 
 #define AMP_LL_SUPER_MAGIC       0x0BD00BD0 /* statfs f_type */
@@ -126,7 +127,7 @@ static int amp_lustre_get(const amp_fs_sys_t *sys, int fd, amp_fs_layout_t *out)
 {
     /* room for the largest plain layout, and a composite one of a few components */
     size_t len = AMP_LUM_V3 + (size_t)AMP_LOV_MAX_STRIPE_COUNT * AMP_LUM_OST;
-    unsigned char *b = calloc(1, len);
+    unsigned char *b = amp_calloc(1, len);
     if (!b)
         return ENOMEM;
     amp_put32(b, AMP_LOV_USER_MAGIC_V1);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "fs/fs_layout.h"
 
 #ifndef IOV_MAX
@@ -16,9 +17,12 @@
 
 int amp_fs_open(amp_fs_t *fs, const char *path, int flags, int perm)
 {
-    int fd;
+    int fd, fault;
     do
-        fd = amp_fs_sys->open(path, flags | O_CLOEXEC, perm);
+        if ((fault = amp_fault_fs(0)) != 0)
+            fd = -1, errno = fault;
+        else
+            fd = amp_fs_sys->open(path, flags | O_CLOEXEC, perm);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return amp_err_errno(errno, "cannot open file \"%s\"", path);
@@ -104,10 +108,17 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
         }
         MPI_Offset at = off + (MPI_Offset)total;
         ssize_t r;
-        do
-            r = write ? pwritev(fs->fd, window, n, (off_t)at)
-                      : preadv(fs->fd, window, n, (off_t)at);
-        while (r < 0 && errno == EINTR);
+        int fault;
+        do {
+            fault = amp_fault_fs(1);
+            if (fault == AMP_FAULT_SHORT) /* half of the first buffer (at least a byte) */
+                window[0].iov_len = window[0].iov_len > 1 ? window[0].iov_len / 2 : 1, n = 1;
+            if (fault > 0)
+                r = -1, errno = fault;
+            else
+                r = write ? pwritev(fs->fd, window, n, (off_t)at)
+                          : preadv(fs->fd, window, n, (off_t)at);
+        } while (r < 0 && errno == EINTR);
         if (r < 0)
             return amp_err_errno(errno, "%s %zu bytes at offset %lld of \"%s\" failed",
                                  write ? "writing" : "reading", want, (long long)at, fs->path);
@@ -152,7 +163,14 @@ int amp_fs_readv(amp_fs_t *fs, const struct iovec *iov, int iovcnt, MPI_Offset o
 int amp_fs_size(amp_fs_t *fs, MPI_Offset *size)
 {
     struct stat st;
-    if (fstat(fs->fd, &st) != 0)
+    int rc, fault;
+    do
+        if ((fault = amp_fault_fs(0)) > 0)
+            rc = -1, errno = fault;
+        else
+            rc = fstat(fs->fd, &st);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0)
         return amp_err_errno(errno, "cannot get the size of \"%s\"", fs->path);
     *size = (MPI_Offset)st.st_size;
     return MPI_SUCCESS;
@@ -160,9 +178,12 @@ int amp_fs_size(amp_fs_t *fs, MPI_Offset *size)
 
 int amp_fs_truncate(amp_fs_t *fs, MPI_Offset size)
 {
-    int rc;
+    int rc, fault;
     do
-        rc = ftruncate(fs->fd, (off_t)size);
+        if ((fault = amp_fault_fs(0)) > 0)
+            rc = -1, errno = fault;
+        else
+            rc = ftruncate(fs->fd, (off_t)size);
     while (rc != 0 && errno == EINTR);
     if (rc != 0)
         return amp_err_errno(errno, "cannot resize \"%s\" to %lld bytes", fs->path,
@@ -174,7 +195,12 @@ int amp_fs_allocate(amp_fs_t *fs, MPI_Offset size)
 {
     if (size == 0)
         return MPI_SUCCESS;
-    int rc = posix_fallocate(fs->fd, 0, (off_t)size);
+    int rc;
+    do {
+        rc = amp_fault_fs(0);
+        if (rc <= 0)
+            rc = posix_fallocate(fs->fd, 0, (off_t)size);
+    } while (rc == EINTR);
     if (rc == EOPNOTSUPP || rc == EINVAL) {
         /* no fallocate here: extending the size is all MPI promises to be visible */
         MPI_Offset now;
@@ -191,9 +217,12 @@ int amp_fs_allocate(amp_fs_t *fs, MPI_Offset size)
 
 int amp_fs_sync(amp_fs_t *fs)
 {
-    int rc;
+    int rc, fault;
     do
-        rc = fsync(fs->fd);
+        if ((fault = amp_fault_fs(0)) > 0)
+            rc = -1, errno = fault;
+        else
+            rc = fsync(fs->fd);
     while (rc != 0 && errno == EINTR);
     if (rc != 0 && errno != EINVAL && errno != EROFS)
         return amp_err_errno(errno, "cannot flush \"%s\" to storage", fs->path);
@@ -236,7 +265,9 @@ int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int
     if (fs->locks < 0 || len <= 0)
         return MPI_SUCCESS;
     int type = exclusive ? F_WRLCK : F_RDLCK;
-    int e = amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, type, off, len);
+    int fault = amp_fault_fs(0); /* an interrupted wait is retried: EINTR is no failure here */
+    int e = fault > 0 && fault != EINTR ? fault
+                                        : amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, type, off, len);
     if (e == EINVAL && amp_fs_use_ofd) {
         amp_fs_use_ofd = 0;
         e = amp_fs_fcntl_lock(fs->fd, 0, type, off, len);

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/worker.h"
 
 #define AMP_XFER_BATCH 1024
@@ -40,7 +41,7 @@ typedef struct {
 static int amp_xfer_sieve_buffer(amp_file_t *f, size_t size, char **buf)
 {
     if (f->sieve_cap < size) {
-        void *grown = realloc(f->sieve_buf, size);
+        void *grown = amp_realloc(f->sieve_buf, size);
         if (!grown)
             return amp_err(MPI_ERR_NO_MEM, "out of memory for a %zu-byte data sieving buffer",
                            size);
@@ -55,7 +56,7 @@ static int amp_xfer_sieve_buffer(amp_file_t *f, size_t size, char **buf)
 static int amp_xfer_run(amp_xfer_state_t *s, const amp_piece_t *p, size_t i, size_t j)
 {
     struct iovec iov_small[64];
-    struct iovec *iov = j - i <= 64 ? iov_small : malloc((j - i) * sizeof(*iov));
+    struct iovec *iov = j - i <= 64 ? iov_small : amp_malloc((j - i) * sizeof(*iov));
     if (!iov)
         return amp_err(MPI_ERR_NO_MEM, "out of memory describing %zu pieces", j - i);
     size_t want = 0;
@@ -221,7 +222,7 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
     if (x->nbytes == 0)
         return MPI_SUCCESS;
 
-    amp_piece_t *p = malloc(AMP_XFER_BATCH * sizeof(*p));
+    amp_piece_t *p = amp_malloc(AMP_XFER_BATCH * sizeof(*p));
     if (!p)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the transfer of %lld bytes",
                        (long long)x->nbytes);

@@ -9,6 +9,7 @@
 #include "coll/coll.h"
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/task.h"
 #include "core/worker.h"
 #include "io/datarep.h"
@@ -87,7 +88,7 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
     void *stream = NULL;
     if (rc == MPI_SUCCESS && bytes > 0 && amp_datarep_converts(rep)) {
         rc = amp_dt_get(MPI_BYTE, &bytes_dt);
-        if (rc == MPI_SUCCESS && !(stream = malloc((size_t)bytes)))
+        if (rc == MPI_SUCCESS && !(stream = amp_malloc((size_t)bytes)))
             rc = amp_err(MPI_ERR_NO_MEM, "%s: out of memory converting %lld bytes", a->routine,
                          (long long)bytes);
         if (rc == MPI_SUCCESS && a->write)
@@ -128,15 +129,14 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
 static int amp_op_ordered(amp_file_t *f, MPI_Offset mine, MPI_Offset *start)
 {
     MPI_Offset upto = 0, base = 0;
+    /* a failure is returned after the broadcast, which the others wait in */
     int rc = amp_task_scan(&mine, &upto, 1, MPI_OFFSET, MPI_SUM, f->comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
     int last = f->nprocs - 1, err = MPI_SUCCESS;
     if (f->rank == last)
-        err = amp_sfp_fetch_add_collective(f, upto, &base);
-    rc = amp_task_bcast(&base, 1, MPI_OFFSET, last, f->comm);
+        err = rc != MPI_SUCCESS ? rc : amp_sfp_fetch_add_collective(f, upto, &base);
+    int brc = amp_task_bcast(&base, 1, MPI_OFFSET, last, f->comm);
     *start = base + upto - mine;
-    return err != MPI_SUCCESS ? err : rc;
+    return rc != MPI_SUCCESS ? rc : err != MPI_SUCCESS ? err : brc;
 }
 
 void amp_op_status(MPI_Status *status, MPI_Count bytes)
@@ -239,13 +239,14 @@ int amp_op_run(amp_file_t *f, amp_op_prep_t *p, MPI_Status *status)
         if (rc == MPI_SUCCESS)
             rc = mrc;
     }
+    if (a->collective && !agreed)
+        rc = amp_agree(f->comm, rc);
     if (a->where == AMP_OP_INDIV && rc == MPI_SUCCESS && !p->fp_moved) {
+        /* a call that failed anywhere leaves it */
         pthread_mutex_lock(&f->lock);
         f->fp = p->start + (MPI_Offset)(done / esize);
         pthread_mutex_unlock(&f->lock);
     }
-    if (a->collective && !agreed)
-        rc = amp_agree(f->comm, rc);
     if (rc == MPI_SUCCESS) {
         MPI_Count mem_bytes = p->item == p->mdt->size ? done : done / p->item * p->mdt->size;
         amp_op_status(status, mem_bytes);

@@ -3,12 +3,13 @@
 #include <stdlib.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "op/op_internal.h"
 
 struct amp_op_state *amp_op_state(amp_file_t *f)
 {
     if (!f->op)
-        f->op = calloc(1, sizeof(*f->op));
+        f->op = amp_calloc(1, sizeof(*f->op));
     return f->op;
 }
 

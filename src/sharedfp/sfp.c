@@ -6,6 +6,7 @@
 
 #include "core/cfg.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "sharedfp/sfp.h"
 #include "sharedfp/sfp_impl.h"
 
@@ -47,7 +48,7 @@ static int amp_sfp_token(amp_sfp_t *s)
 
 int amp_sfp_prepare(amp_file_t *f)
 {
-    amp_sfp_t *s = calloc(1, sizeof(*s));
+    amp_sfp_t *s = amp_calloc(1, sizeof(*s));
     if (!s)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer");
     s->f = f;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "sharedfp/sfp_keeper.h"
 #include "sharedfp/sfp_pool.h"
 
@@ -35,7 +36,7 @@ typedef struct {
 
 static amp_sfp_keeper_t *amp_sfp_keeper_new(MPI_Comm comm, MPI_Comm group, int rank)
 {
-    amp_sfp_keeper_t *k = calloc(1, sizeof(*k));
+    amp_sfp_keeper_t *k = amp_calloc(1, sizeof(*k));
     if (k) {
         k->comm = comm;
         k->group = group;

@@ -18,6 +18,7 @@
 
 #include "core/agree.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/task.h"
 #include "io/datarep.h"
 #include "io/view.h"
@@ -27,22 +28,26 @@
 #define AMP_SFP_CLOCK_TAG    7301
 #define AMP_SFP_CLOCK_ROUNDS 4
 
-/* Offset of this rank's MPI_Wtime to rank 0's, from the round trip with the least delay. */
+/* Offset of this rank's MPI_Wtime to rank 0's, from the round trip with the least delay. A
+ * sample whose messages failed is not used: the offset only orders records better. */
 static double amp_sfp_clock_offset(amp_sfp_t *s)
 {
     double offset = 0, best = -1, t;
     for (int r = 1; r < s->nprocs; r++) {
         for (int k = 0; k < AMP_SFP_CLOCK_ROUNDS; k++) {
             if (s->rank == 0) {
-                PMPI_Recv(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm, MPI_STATUS_IGNORE);
-                t = PMPI_Wtime();
-                PMPI_Send(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm);
+                int bad = PMPI_Recv(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm,
+                                    MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                t = bad ? -1 : PMPI_Wtime(); /* the peer's sample is then discarded */
+                (void)PMPI_Send(&t, 1, MPI_DOUBLE, r, AMP_SFP_CLOCK_TAG, s->comm);
             } else if (s->rank == r) {
                 double t0 = PMPI_Wtime();
-                PMPI_Send(&t0, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm);
-                PMPI_Recv(&t, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm, MPI_STATUS_IGNORE);
+                int bad =
+                    PMPI_Send(&t0, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm) != MPI_SUCCESS;
+                bad |= PMPI_Recv(&t, 1, MPI_DOUBLE, 0, AMP_SFP_CLOCK_TAG, s->comm,
+                                 MPI_STATUS_IGNORE) != MPI_SUCCESS;
                 double t1 = PMPI_Wtime();
-                if (best < 0 || t1 - t0 < best) {
+                if (!bad && t >= 0 && (best < 0 || t1 - t0 < best)) {
                     best = t1 - t0;
                     offset = t - (t0 + t1) / 2;
                 }
@@ -108,7 +113,7 @@ int amp_sfp_deferred_write(amp_sfp_t *s, const void *buf, MPI_Count count, MPI_D
     amp_sfp_deferred_t *m = s->state;
     if (bytes == 0)
         return MPI_SUCCESS;
-    char *data = malloc((size_t)bytes);
+    char *data = amp_malloc((size_t)bytes);
     if (!data)
         return amp_err(MPI_ERR_NO_MEM, "out of memory deferring %lld bytes", (long long)bytes);
     int rc = amp_sfp_deferred_bytes(s, buf, count, type, mdt, bytes, data);
@@ -183,7 +188,7 @@ static int amp_sfp_deferred_copy(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t lo
     int rc = amp_view_range(&s->f->view, at, bytes, &pos, "placing shared file pointer data");
     if (rc != MPI_SUCCESS)
         return rc;
-    char *buf = malloc((size_t)bytes);
+    char *buf = amp_malloc((size_t)bytes);
     if (!buf)
         return amp_err(MPI_ERR_NO_MEM, "out of memory merging %lld bytes", (long long)bytes);
     amp_dt_t *byte_dt = NULL;
@@ -211,7 +216,7 @@ static int amp_sfp_deferred_copy(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t lo
 static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_rec_t *all,
                                   int64_t n, MPI_Offset end)
 {
-    amp_sfp_rec_t *pins = malloc((size_t)n * sizeof(*pins));
+    amp_sfp_rec_t *pins = amp_malloc((size_t)n * sizeof(*pins));
     if (!pins)
         return amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
     int64_t total = 0, ndata = 0, npins = 0;
@@ -248,6 +253,14 @@ static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_r
     return rc;
 }
 
+/* Keeps the first failure in *first; returns rc. */
+static int amp_sfp_keep(int *first, int rc)
+{
+    if (*first == MPI_SUCCESS && rc != MPI_SUCCESS)
+        *first = rc;
+    return rc;
+}
+
 /* The store stays unlocked during the collective part: with "single" another thread may merge
  * another file meanwhile, and holding the lock there could make two ranks wait for each other. */
 int amp_sfp_deferred_sync(amp_sfp_t *s)
@@ -260,19 +273,39 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
     amp_sfp_store_unlock(m->store);
     if (rc != MPI_SUCCESS)
         n = 0;
-    long long count = n, *counts = malloc((size_t)s->nprocs * sizeof(*counts));
-    int *bytes = malloc((size_t)s->nprocs * sizeof(*bytes));
-    int *displs = malloc((size_t)s->nprocs * sizeof(*displs));
-    int ok = counts && bytes && displs, all_ok = 0;
-    amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
-    if (!all_ok) {
-        rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
+    /* counts and displacements in records (a type of one record), not bytes: an int holds
+     * 2^31 - 1 of them, past which the merge fails on every rank alike */
+    MPI_Datatype rec_type = MPI_DATATYPE_NULL;
+    long long count = n, *counts = amp_malloc((size_t)s->nprocs * sizeof(*counts));
+    int *nrec = amp_malloc((size_t)s->nprocs * sizeof(*nrec));
+    int *displs = amp_malloc((size_t)s->nprocs * sizeof(*displs));
+    int ok = counts && nrec && displs, all_ok = 0;
+    if (ok &&
+        PMPI_Type_contiguous((int)sizeof(amp_sfp_rec_t), MPI_BYTE, &rec_type) == MPI_SUCCESS &&
+        PMPI_Type_commit(&rec_type) != MPI_SUCCESS)
+        ok = 0;
+    if (rec_type == MPI_DATATYPE_NULL)
+        ok = 0;
+    /* the steps below decide what every rank does next: agreements, exempt from injection */
+    int arc = amp_task_agree_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    if (arc != MPI_SUCCESS || !all_ok) {
+        rc = arc != MPI_SUCCESS ? arc
+                                : amp_err(MPI_ERR_NO_MEM, "out of memory merging shared "
+                                                          "pointer records");
         goto out;
     }
-    amp_task_allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm);
+    amp_sfp_keep(&rc,
+                 amp_task_allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm));
     for (int r = 0; r < s->nprocs; r++) {
-        displs[r] = (int)(total * (int64_t)sizeof(amp_sfp_rec_t));
-        bytes[r] = (int)(counts[r] * (int64_t)sizeof(amp_sfp_rec_t));
+        if (counts[r] < 0 || total + counts[r] > INT_MAX) {
+            rc = amp_err(MPI_ERR_INTERN,
+                         "more than %d shared file pointer records between two collective "
+                         "points: call a collective routine (or MPI_File_sync) more often",
+                         INT_MAX);
+            goto out;
+        }
+        displs[r] = (int)total;
+        nrec[r] = (int)counts[r];
         total += counts[r];
     }
     if (total == 0)
@@ -280,19 +313,25 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
     /* every rank has entered the merge, so every pointer move before it is done */
     MPI_Offset end = 0;
     int grc = s->rank == 0 ? m->counter.ops->get(&m->counter, &end) : MPI_SUCCESS;
-    amp_task_bcast(&end, 1, MPI_OFFSET, 0, s->comm);
-    all = malloc((size_t)total * sizeof(*all));
+    amp_sfp_keep(&rc, amp_task_bcast(&end, 1, MPI_OFFSET, 0, s->comm));
+    all = amp_malloc((size_t)total * sizeof(*all));
     ok = all != NULL;
-    amp_task_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
-    if (!all_ok) {
-        rc = amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
+    arc = amp_task_agree_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
+    if (arc != MPI_SUCCESS || !all_ok) {
+        amp_sfp_keep(&rc, arc != MPI_SUCCESS
+                              ? arc
+                              : amp_err(MPI_ERR_NO_MEM, "out of memory merging shared "
+                                                        "pointer records"));
         goto out;
     }
-    amp_task_allgatherv(mine, bytes[s->rank], MPI_BYTE, all, bytes, displs, MPI_BYTE, s->comm);
+    amp_sfp_keep(&rc, amp_task_allgatherv(mine, nrec[s->rank], rec_type, all, nrec, displs,
+                                          rec_type, s->comm));
     int prc = amp_sfp_deferred_place(s, m, all, total, end);
     if (rc == MPI_SUCCESS)
         rc = grc != MPI_SUCCESS ? grc : prc;
 out:
+    if (rec_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&rec_type);
     amp_sfp_store_lock(m->store);
     int drc = amp_sfp_store_done(m->store);
     amp_sfp_store_unlock(m->store);
@@ -301,7 +340,7 @@ out:
     free(all);
     free(mine);
     free(counts);
-    free(bytes);
+    free(nrec);
     free(displs);
     return amp_agree(s->comm, rc); /* also: the merged data is in place before anyone goes on */
 }

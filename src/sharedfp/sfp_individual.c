@@ -3,11 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/fault.h"
 #include "sharedfp/sfp_deferred.h"
 
 static int amp_sfp_individual_create(amp_sfp_t *s)
 {
-    amp_sfp_deferred_t *m = calloc(1, sizeof(*m));
+    amp_sfp_deferred_t *m = amp_calloc(1, sizeof(*m));
     char suffix[48], *data_name = NULL, *meta_name = NULL;
     int rc = m ? MPI_SUCCESS : MPI_ERR_NO_MEM, ok, all = 0;
     if (rc == MPI_SUCCESS) {

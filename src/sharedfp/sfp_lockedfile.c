@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "sharedfp/sfp_impl.h"
 
 #define AMP_SFP_LOCKED_BLOCK 4096 /* O_DIRECT transfers: a multiple of any logical block */
@@ -29,7 +30,7 @@ typedef struct {
 
 static int amp_sfp_locked_create(amp_sfp_t *s)
 {
-    amp_sfp_locked_t *m = calloc(1, sizeof(*m));
+    amp_sfp_locked_t *m = amp_calloc(1, sizeof(*m));
     if (!m)
         return MPI_ERR_NO_MEM;
     int rc = amp_sfp_side_name(s, ".ptr", &m->name);
@@ -86,8 +87,11 @@ static ssize_t amp_sfp_locked_io(int write, int fd, void *buf, size_t len)
 {
     size_t done = 0;
     while (done < len) {
-        ssize_t n = write ? pwrite(fd, (char *)buf + done, len - done, (off_t)done)
-                          : pread(fd, (char *)buf + done, len - done, (off_t)done);
+        int fault = amp_fault_fs(1);
+        size_t ask = fault == AMP_FAULT_SHORT && len - done > 1 ? (len - done) / 2 : len - done;
+        ssize_t n = fault > 0 ? (errno = fault, -1)
+                    : write   ? pwrite(fd, (char *)buf + done, ask, (off_t)done)
+                              : pread(fd, (char *)buf + done, ask, (off_t)done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/nodes.h"
 
 struct amp_sfp_pool {
@@ -100,7 +101,7 @@ static int amp_sfp_pool_resolve(MPI_Comm comm, int n, amp_sfp_pool_kind_t *kind)
 {
     if (*kind != AMP_SFP_POOL_ANY && *kind != AMP_SFP_POOL_SHM)
         return MPI_SUCCESS;
-    int *node = malloc((size_t)n * sizeof(int)), nnodes = 0, local, all_local = 0;
+    int *node = amp_malloc((size_t)n * sizeof(int)), nnodes = 0, local, all_local = 0;
     int rc = node ? amp_nodes_get(comm, n, node, &nnodes)
                   : amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
     free(node);
@@ -118,7 +119,7 @@ static int amp_sfp_pool_resolve(MPI_Comm comm, int n, amp_sfp_pool_kind_t *kind)
 static int amp_sfp_pool_make(MPI_Comm comm, amp_sfp_pool_kind_t kind, int *world, int n,
                              amp_sfp_pool_t **out)
 {
-    amp_sfp_pool_t *p = calloc(1, sizeof(*p));
+    amp_sfp_pool_t *p = amp_calloc(1, sizeof(*p));
     int ok = p != NULL, all = 0, rc = MPI_SUCCESS, rank;
     PMPI_Comm_rank(comm, &rank);
     if (ok) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "sharedfp/sfp.h"
 #include "sharedfp/sfp_impl.h"
 
@@ -31,7 +32,7 @@ int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name)
     amp_sfp_split(s->f->path, &dirlen, &base);
     size_t len = dirlen + 1 + strlen(base) + strlen(AMP_SFP_SIDE_TAG) + strlen(s->token) +
                  strlen(suffix) + 1;
-    if (!(*name = malloc(len)))
+    if (!(*name = amp_malloc(len)))
         return amp_err(MPI_ERR_NO_MEM, "out of memory naming a side file of \"%s\"", s->f->path);
     snprintf(*name, len, "%.*s.%s%s%s%s", (int)dirlen, s->f->path, base, AMP_SFP_SIDE_TAG, s->token,
              suffix);
@@ -49,7 +50,7 @@ int amp_sfp_side_name_process(const char *near, const char *suffix, char **name)
     snprintf(token, sizeof(token), "proc-%lx-%lx", (unsigned long)getpid(),
              (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20));
     size_t len = dirlen + 1 + strlen(AMP_SFP_SIDE_TAG) + strlen(token) + strlen(suffix) + 1;
-    if (!(*name = malloc(len)))
+    if (!(*name = amp_malloc(len)))
         return amp_err(MPI_ERR_NO_MEM, "out of memory naming a side file near \"%s\"", near);
     snprintf(*name, len, "%.*s%s%s%s", (int)dirlen, near, AMP_SFP_SIDE_TAG, token, suffix);
     return MPI_SUCCESS;
@@ -86,9 +87,9 @@ void amp_sfp_delete_side_files(const char *path)
     size_t dirlen;
     const char *base;
     amp_sfp_split(path, &dirlen, &base);
-    char *dir = dirlen ? strndup(path, dirlen) : strdup(".");
+    char *dir = dirlen ? amp_strndup(path, dirlen) : amp_strdup(".");
     size_t plen = 1 + strlen(base) + strlen(AMP_SFP_SIDE_TAG) + 1;
-    char *prefix = malloc(plen);
+    char *prefix = amp_malloc(plen);
     DIR *d = dir && prefix ? opendir(dir) : NULL;
     if (d) {
         snprintf(prefix, plen, ".%s%s", base, AMP_SFP_SIDE_TAG);

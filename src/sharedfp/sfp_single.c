@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/fault.h"
 #include "sharedfp/sfp_deferred.h"
 
 static struct {
@@ -62,7 +63,7 @@ static void amp_sfp_single_detach(amp_sfp_store_t *store, int64_t tag)
 
 static int amp_sfp_single_create(amp_sfp_t *s)
 {
-    amp_sfp_deferred_t *m = calloc(1, sizeof(*m));
+    amp_sfp_deferred_t *m = amp_calloc(1, sizeof(*m));
     int ok = m && (m->store = amp_sfp_single_attach(s, &m->tag)), all = 0, rc = MPI_SUCCESS;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
     if (all && (rc = amp_sfp_deferred_create(s, m)) == MPI_SUCCESS)

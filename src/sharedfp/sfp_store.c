@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fault.h"
 #include "sharedfp/sfp_impl.h"
 
 #define AMP_SFP_MAX_RECORDS 256 /* records kept in memory before spilling */
@@ -26,7 +27,7 @@ struct amp_sfp_store {
 
 amp_sfp_store_t *amp_sfp_store_new(char *data_name, char *meta_name)
 {
-    amp_sfp_store_t *st = calloc(1, sizeof(*st));
+    amp_sfp_store_t *st = amp_calloc(1, sizeof(*st));
     if (!st) {
         free(data_name);
         free(meta_name);
@@ -72,7 +73,11 @@ static int amp_sfp_full_io(int write, int fd, void *buf, size_t len, off_t off)
 {
     char *p = buf;
     while (len > 0) {
-        ssize_t n = write ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
+        int fault = amp_fault_fs(1);
+        size_t ask = fault == AMP_FAULT_SHORT && len > 1 ? len / 2 : len;
+        ssize_t n = fault > 0 ? (errno = fault, -1)
+                    : write   ? pwrite(fd, p, ask, off)
+                              : pread(fd, p, ask, off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -129,7 +134,7 @@ int amp_sfp_store_take(amp_sfp_store_t *st, int64_t tag, amp_sfp_rec_t **out, in
 {
     st->taking++; /* done() ends the take even when it failed */
     int64_t total = st->nspilled + st->nrecs;
-    amp_sfp_rec_t *all = malloc((size_t)(total ? total : 1) * sizeof(*all));
+    amp_sfp_rec_t *all = amp_malloc((size_t)(total ? total : 1) * sizeof(*all));
     *out = NULL;
     *n = 0;
     if (!all)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sharedfp/sfp_impl.h"
+#include "core/fault.h"
 #include "sharedfp/sfp_pool.h"
 
 /* Slots of a shared-memory window sit one cache line apart, so that files used at once by
@@ -35,7 +36,7 @@ static int amp_sfp_win_agree(MPI_Comm comm, int rc, amp_sfp_win_t *w, int locked
 
 static int amp_sfp_shm_make(MPI_Comm comm, int rank, void **state)
 {
-    amp_sfp_win_t *w = calloc(1, sizeof(*w));
+    amp_sfp_win_t *w = amp_calloc(1, sizeof(*w));
     MPI_Aint bytes = rank == 0 ? AMP_SFP_POOL_SLOTS * AMP_SFP_SHM_STRIDE * sizeof(MPI_Offset) : 0;
     MPI_Offset *base = NULL;
     int rc =
@@ -54,7 +55,7 @@ static int amp_sfp_shm_make(MPI_Comm comm, int rank, void **state)
 
 static int amp_sfp_rma_make(MPI_Comm comm, int rank, void **state)
 {
-    amp_sfp_win_t *w = calloc(1, sizeof(*w));
+    amp_sfp_win_t *w = amp_calloc(1, sizeof(*w));
     MPI_Aint bytes = rank == 0 ? AMP_SFP_POOL_SLOTS * sizeof(MPI_Offset) : 0;
     MPI_Offset *base = NULL;
     int rc = w ? PMPI_Win_allocate(bytes, sizeof(MPI_Offset), MPI_INFO_NULL, comm, &base, &w->win)
