@@ -103,7 +103,8 @@ AMP_WEAK(get_amode)
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     AMP_API_ON_FILE(fh, "MPI_File_get_atomicity",
-                    amp_api_get_int(f->atomic, flag, "MPI_File_get_atomicity"));
+                    amp_api_get_int(__atomic_load_n(&f->atomic, __ATOMIC_ACQUIRE), flag,
+                                    "MPI_File_get_atomicity"));
 }
 AMP_WEAK(get_atomicity)
 
@@ -173,9 +174,9 @@ static int amp_api_get_position(amp_file_t *f, MPI_Offset *offset)
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "MPI_File_get_position: \"%s\" was opened MPI_MODE_SEQUENTIAL", f->path);
-    pthread_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->fp_lock);
     *offset = f->fp;
-    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->fp_lock);
     return MPI_SUCCESS;
 }
 

@@ -186,7 +186,7 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
         c->why = "collective buffering disabled by hint";
         return AMP_FCOLL_INDIVIDUAL;
     }
-    if (f->atomic) {
+    if (__atomic_load_n(&f->atomic, __ATOMIC_ACQUIRE)) {
         c->why = "atomic mode: each access locks its own range";
         return AMP_FCOLL_INDIVIDUAL;
     }

@@ -141,7 +141,7 @@ int amp_file_set_atomicity(amp_file_t *f, int flag)
     amp_op_drain(f, 0);
     int rc = amp_file_same(f, flag != 0, "MPI_File_set_atomicity", "the flag");
     if (rc == MPI_SUCCESS)
-        f->atomic = flag != 0;
+        __atomic_store_n(&f->atomic, flag != 0, __ATOMIC_RELEASE);
     return rc;
 }
 
@@ -203,7 +203,9 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     amp_view_free(&f->view);
     f->view = view;
     f->view_holes = holes;
+    pthread_mutex_lock(&f->fp_lock);
     f->fp = 0;
+    pthread_mutex_unlock(&f->fp_lock);
     if (f->rank == 0)
         rc = amp_sfp_set(f, 0);
     return amp_agree(f->comm, rc); /* also orders the reset before any later shared access */
@@ -268,12 +270,12 @@ int amp_file_seek(amp_file_t *f, MPI_Offset offset, int whence)
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "MPI_File_seek: \"%s\" was opened MPI_MODE_SEQUENTIAL", f->path);
-    pthread_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->fp_lock);
     MPI_Offset target;
     int rc = amp_file_seek_target(f, f->fp, offset, whence, "MPI_File_seek", &target);
     if (rc == MPI_SUCCESS)
         f->fp = target;
-    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->fp_lock);
     return rc;
 }
 

@@ -103,6 +103,9 @@ static void amp_file_destroy(amp_file_t *f)
         PMPI_Comm_free(&f->comm);
     amp_errh_detach(&f->errh_holder);
     pthread_mutex_destroy(&f->lock);
+    pthread_mutex_destroy(&f->fp_lock);
+    amp_rangelock_destroy(&f->atomic_ranges);
+    amp_rangelock_destroy(&f->io_ranges);
     free(f->sieve_buf);
     free(f->path);
     f->magic = 0;
@@ -165,6 +168,9 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     f->errhandler = amp_errh_default();
     f->errh_holder = MPI_COMM_NULL;
     pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->fp_lock, NULL);
+    amp_rangelock_init(&f->atomic_ranges);
+    amp_rangelock_init(&f->io_ranges);
     int rc = PMPI_Comm_dup(comm, &f->comm);
     if (rc != MPI_SUCCESS) {
         f->comm = MPI_COMM_NULL;

@@ -257,32 +257,37 @@ static int amp_fs_fcntl_lock(int fd, int ofd, int type, MPI_Offset off, MPI_Offs
 
 /* Open-file-description locks: not dropped when another descriptor of the same file is closed
  * in this process, and they conflict between two handles of one process. */
-static int amp_fs_use_ofd = 1;
+static int amp_fs_use_ofd = 1; /* read and written by any thread: atomically */
+
+static int amp_fs_ofd(void)
+{
+    return __atomic_load_n(&amp_fs_use_ofd, __ATOMIC_RELAXED);
+}
 
 int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int *locked)
 {
     *locked = 0;
-    if (fs->locks < 0 || len <= 0)
+    if (__atomic_load_n(&fs->locks, __ATOMIC_RELAXED) < 0 || len <= 0)
         return MPI_SUCCESS;
     int type = exclusive ? F_WRLCK : F_RDLCK;
     int fault = amp_fault_fs(0); /* an interrupted wait is retried: EINTR is no failure here */
     int e = fault > 0 && fault != EINTR ? fault
-                                        : amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, type, off, len);
-    if (e == EINVAL && amp_fs_use_ofd) {
-        amp_fs_use_ofd = 0;
+                                        : amp_fs_fcntl_lock(fs->fd, amp_fs_ofd(), type, off, len);
+    if (e == EINVAL && amp_fs_ofd()) {
+        __atomic_store_n(&amp_fs_use_ofd, 0, __ATOMIC_RELAXED);
         e = amp_fs_fcntl_lock(fs->fd, 0, type, off, len);
     }
     if (e == EBADF && exclusive) /* opened read-only: a shared lock is all there is */
-        e = amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, F_RDLCK, off, len);
+        e = amp_fs_fcntl_lock(fs->fd, amp_fs_ofd(), F_RDLCK, off, len);
     if (e == 0) {
-        fs->locks = 1;
+        __atomic_store_n(&fs->locks, 1, __ATOMIC_RELAXED);
         *locked = 1;
         if (fs->stale_cache)
             amp_fs_drop_cache(fs, off, len);
         return MPI_SUCCESS;
     }
     if (e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) {
-        fs->locks = -1;
+        __atomic_store_n(&fs->locks, -1, __ATOMIC_RELAXED);
         return MPI_SUCCESS;
     }
     return amp_err_errno(e, "cannot lock bytes %lld..%lld of \"%s\"", (long long)off,
@@ -291,9 +296,9 @@ int amp_fs_lock(amp_fs_t *fs, int exclusive, MPI_Offset off, MPI_Offset len, int
 
 void amp_fs_unlock(amp_fs_t *fs, MPI_Offset off, MPI_Offset len)
 {
-    if (fs->locks > 0 && len > 0) {
+    if (__atomic_load_n(&fs->locks, __ATOMIC_RELAXED) > 0 && len > 0) {
         if (fs->stale_cache && fs->dirty && fdatasync(fs->fd) == 0)
             fs->dirty = 0;
-        amp_fs_fcntl_lock(fs->fd, amp_fs_use_ofd, F_UNLCK, off, len);
+        amp_fs_fcntl_lock(fs->fd, amp_fs_ofd(), F_UNLCK, off, len);
     }
 }

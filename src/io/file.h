@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/cfg.h"
+#include "core/rangelock.h"
 #include "dtype/dt.h"
 #include "fs/fs.h"
 #include "fs/fs_layout.h"
@@ -51,7 +52,10 @@ typedef struct amp_file {
     int view_holes;  /* some rank's view has holes, so some rank's writes may be sieved */
     void *sieve_buf; /* data sieving buffer, grown on demand */
     size_t sieve_cap;
-    pthread_mutex_t lock; /* guards the individual pointer and the sieve buffer */
+    pthread_mutex_t lock;          /* guards the sieve buffer of independent transfers */
+    pthread_mutex_t fp_lock;       /* held from reading the individual pointer to advancing it */
+    amp_rangelock_t atomic_ranges; /* atomic mode: the ranges threads of this process hold */
+    amp_rangelock_t io_ranges;     /* the windows independent writes hold among threads */
 } amp_file_t;
 
 static inline MPI_File amp_file_handle(amp_file_t *f)

@@ -4,7 +4,9 @@
  * whose file offsets touch form a run, written or read with one vectored call. A window of
  * small, dense runs is sieved instead: read once, patched, written back under an exclusive
  * byte-range lock. Plain writes also take the lock while sieving is possible, so that another
- * rank's read-modify-write can never put back stale bytes over them. */
+ * rank's read-modify-write can never put back stale bytes over them. File locks do not exclude
+ * the threads of the process holding them: a write takes its window among them first
+ * (io_ranges), and no mutex is held while a lock is awaited. */
 #include "io/xfer.h"
 
 #include <stdlib.h>
@@ -36,19 +38,28 @@ typedef struct {
     int lock_writes;   /* writes take byte-range locks (sieving is on somewhere) */
     MPI_Count done;
     int eof;
+    int shared_buf; /* holds the file's sieve buffer (f->lock), else has one of its own */
+    char *own_buf;
+    size_t own_cap;
 } amp_xfer_state_t;
 
-static int amp_xfer_sieve_buffer(amp_file_t *f, size_t size, char **buf)
+static int amp_xfer_sieve_buffer(amp_xfer_state_t *s, size_t size, char **buf)
 {
-    if (f->sieve_cap < size) {
-        void *grown = amp_realloc(f->sieve_buf, size);
+    amp_file_t *f = s->f;
+    void *at = s->shared_buf ? (void *)f->sieve_buf : (void *)s->own_buf;
+    size_t cap = s->shared_buf ? f->sieve_cap : s->own_cap;
+    if (cap < size) {
+        void *grown = amp_realloc(at, size);
         if (!grown)
             return amp_err(MPI_ERR_NO_MEM, "out of memory for a %zu-byte data sieving buffer",
                            size);
-        f->sieve_buf = grown;
-        f->sieve_cap = size;
+        at = grown;
+        if (s->shared_buf)
+            f->sieve_buf = grown, f->sieve_cap = size;
+        else
+            s->own_buf = grown, s->own_cap = size;
     }
-    *buf = f->sieve_buf;
+    *buf = at;
     return MPI_SUCCESS;
 }
 
@@ -100,7 +111,7 @@ static int amp_xfer_sieve_read(amp_xfer_state_t *s, const amp_piece_t *p, size_t
 {
     MPI_Offset start = p[i].off, span = p[j - 1].off + p[j - 1].len - start;
     char *buf = NULL;
-    int rc = amp_xfer_sieve_buffer(s->f, (size_t)span, &buf);
+    int rc = amp_xfer_sieve_buffer(s, (size_t)span, &buf);
     if (rc != MPI_SUCCESS)
         return rc;
     struct iovec iov = {buf, (size_t)span};
@@ -130,7 +141,7 @@ static int amp_xfer_sieve_write(amp_xfer_state_t *s, const amp_piece_t *p, size_
 {
     MPI_Offset start = p[i].off, span = p[j - 1].off + p[j - 1].len - start;
     char *buf = NULL;
-    int rc = amp_xfer_sieve_buffer(s->f, (size_t)span, &buf);
+    int rc = amp_xfer_sieve_buffer(s, (size_t)span, &buf);
     if (rc != MPI_SUCCESS)
         return rc;
     struct iovec iov = {buf, (size_t)span};
@@ -154,8 +165,8 @@ static int amp_xfer_want_sieve(const amp_xfer_state_t *s, const amp_piece_t *p, 
 {
     if (s->ds == AMP_CFG_DISABLE || j - i < 2)
         return 0;
-    if (s->x->write &&
-        (!s->f->readable || s->f->fs.locks < 0 || !(s->f->layout.caps & AMP_FS_LOCKED_RMW)))
+    if (s->x->write && (!s->f->readable || __atomic_load_n(&s->f->fs.locks, __ATOMIC_RELAXED) < 0 ||
+                        !(s->f->layout.caps & AMP_FS_LOCKED_RMW)))
         return 0;
     size_t runs = 1;
     MPI_Count data = p[i].len;
@@ -181,11 +192,16 @@ static int amp_xfer_batch(amp_xfer_state_t *s, const amp_piece_t *p, size_t n)
             j++;
         MPI_Offset start = p[i].off, span = p[j - 1].off + p[j - 1].len - start;
         int sieve = amp_xfer_want_sieve(s, p, i, j);
-        int rc, locked = 0;
+        int rc, locked = 0, held = !s->x->lock_held && s->x->write;
+        amp_range_t mine;
+        if (held) /* the window among this process's threads, before any file lock */
+            amp_rangelock_acquire(&s->f->io_ranges, &mine, start, start + span);
         if (s->x->write && (sieve || s->lock_writes) && !s->x->lock_held) {
             rc = amp_fs_lock(fs, 1, start, span, &locked);
-            if (rc != MPI_SUCCESS)
+            if (rc != MPI_SUCCESS) {
+                amp_rangelock_release(&s->f->io_ranges, &mine);
                 return rc;
+            }
             if (!locked)
                 sieve = 0; /* no working locks: never read-modify-write */
         }
@@ -197,6 +213,8 @@ static int amp_xfer_batch(amp_xfer_state_t *s, const amp_piece_t *p, size_t n)
             rc = amp_xfer_sieve_read(s, p, i, j);
         if (locked)
             amp_fs_unlock(fs, start, span);
+        if (held)
+            amp_rangelock_release(&s->f->io_ranges, &mine);
         if (rc != MPI_SUCCESS)
             return rc;
         i = j;
@@ -233,7 +251,8 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
     MPI_Count fleft = 0, mleft = 0, remaining = x->nbytes;
     int rc = MPI_SUCCESS;
 
-    pthread_mutex_lock(&f->lock);
+    /* the file's sieve buffer when no other thread has it, else one of this call's own */
+    s.shared_buf = pthread_mutex_trylock(&f->lock) == 0;
     while (remaining > 0 && rc == MPI_SUCCESS && !s.eof) {
         size_t n = 0;
         while (n < AMP_XFER_BATCH && remaining > 0) {
@@ -259,7 +278,9 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
         }
         rc = amp_xfer_batch(&s, p, n);
     }
-    pthread_mutex_unlock(&f->lock);
+    if (s.shared_buf)
+        pthread_mutex_unlock(&f->lock);
+    free(s.own_buf);
     free(p);
     *done = s.done;
     return rc;

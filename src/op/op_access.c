@@ -76,9 +76,13 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
 
     MPI_Offset lo = 0, hi = 0;
     int locked = 0, rc = MPI_SUCCESS;
-    if (f->atomic && bytes > 0) {
+    amp_range_t mine; /* atomic mode: this access's range among the process's threads */
+    int atomic = __atomic_load_n(&f->atomic, __ATOMIC_ACQUIRE) && bytes > 0;
+    if (atomic) {
         lo = amp_view_offset(&f->view, pos);
         hi = amp_view_offset(&f->view, pos + bytes - 1) + 1;
+        /* file locks never exclude threads of the process holding them: threads first */
+        amp_rangelock_acquire(&f->atomic_ranges, &mine, lo, hi);
         rc = amp_fs_lock(&f->fs, a->write, lo, hi - lo, &locked);
         x.lock_held = locked;
     }
@@ -121,6 +125,8 @@ static int amp_op_move(amp_file_t *f, const amp_op_access_t *a, amp_dt_t *mdt, M
     amp_dt_release(bytes_dt);
     if (locked)
         amp_fs_unlock(&f->fs, lo, hi - lo);
+    if (atomic)
+        amp_rangelock_release(&f->atomic_ranges, &mine);
     return rc;
 }
 
@@ -174,7 +180,9 @@ void amp_op_prepare(amp_file_t *f, const amp_op_access_t *a, int nonblocking, am
         p->placed = 1;
         break;
     case AMP_OP_INDIV:
-        pthread_mutex_lock(&f->lock);
+        /* read and advanced as one step for other threads: a blocking access holds the lock
+         * until amp_op_run advances the pointer by what it moved */
+        pthread_mutex_lock(&f->fp_lock);
         p->start = f->fp;
         if (rc == MPI_SUCCESS)
             rc = amp_view_range(&f->view, p->start, p->bytes, &p->pos, a->routine);
@@ -182,7 +190,10 @@ void amp_op_prepare(amp_file_t *f, const amp_op_access_t *a, int nonblocking, am
             f->fp += p->etypes;
             p->fp_moved = 1;
         }
-        pthread_mutex_unlock(&f->lock);
+        if (nonblocking)
+            pthread_mutex_unlock(&f->fp_lock);
+        else
+            p->fp_held = &f->fp_lock;
         p->placed = 1;
         break;
     case AMP_OP_SHARED:
@@ -203,6 +214,10 @@ void amp_op_prepare(amp_file_t *f, const amp_op_access_t *a, int nonblocking, am
 
 void amp_op_prep_free(amp_op_prep_t *p)
 {
+    if (p->fp_held) { /* never run */
+        pthread_mutex_unlock(p->fp_held);
+        p->fp_held = NULL;
+    }
     amp_dt_release(p->mdt);
     p->mdt = NULL;
     if (p->owned != MPI_DATATYPE_NULL)
@@ -243,9 +258,15 @@ int amp_op_run(amp_file_t *f, amp_op_prep_t *p, MPI_Status *status)
         rc = amp_agree(f->comm, rc);
     if (a->where == AMP_OP_INDIV && rc == MPI_SUCCESS && !p->fp_moved) {
         /* a call that failed anywhere leaves it */
-        pthread_mutex_lock(&f->lock);
+        if (!p->fp_held)
+            pthread_mutex_lock(&f->fp_lock);
         f->fp = p->start + (MPI_Offset)(done / esize);
-        pthread_mutex_unlock(&f->lock);
+        if (!p->fp_held)
+            pthread_mutex_unlock(&f->fp_lock);
+    }
+    if (p->fp_held) {
+        pthread_mutex_unlock(p->fp_held);
+        p->fp_held = NULL;
     }
     if (rc == MPI_SUCCESS) {
         MPI_Count mem_bytes = p->item == p->mdt->size ? done : done / p->item * p->mdt->size;

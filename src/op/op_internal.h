@@ -18,7 +18,8 @@ typedef struct amp_op_prep {
     int placed;        /* start is known (ordered accesses learn it in their collective) */
     int deferred;      /* a shared pointer component took the data to place it later */
     int fp_moved;      /* the individual pointer was moved at initiation by the whole access */
-    int rc;            /* the first error; a collective access still takes part without data */
+    pthread_mutex_t *fp_held; /* blocking: the pointer's lock, held from reading to advancing */
+    int rc; /* the first error; a collective access still takes part without data */
 } amp_op_prep_t;
 
 /* Checks and sizes `a`, and positions it unless it is ordered. `nonblocking`: the individual
