@@ -26,7 +26,8 @@ int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
     int rc = ops->create(s), ok = rc == MPI_SUCCESS, all = 0;
     if (ops->agreed)
         return rc;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm) != MPI_SUCCESS)
+        all = 0; /* not known to be everywhere: nowhere */
     if (ok && !all)
         ops->destroy(s, 0);
     return all ? MPI_SUCCESS : (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER);

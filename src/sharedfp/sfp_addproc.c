@@ -111,7 +111,8 @@ static int amp_sfp_thread_fit(void)
 static int amp_sfp_thread_make(MPI_Comm comm, int rank, void **state)
 {
     int fit = amp_sfp_thread_fit(), all = 0;
-    PMPI_Allreduce(&fit, &all, 1, MPI_INT, MPI_LAND, comm);
+    if (PMPI_Allreduce(&fit, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        all = 0; /* not known to be everywhere: nowhere */
     if (!all)
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "a keeper thread needs MPI_THREAD_MULTIPLE from an MPI whose blocked "
@@ -120,7 +121,8 @@ static int amp_sfp_thread_make(MPI_Comm comm, int rank, void **state)
     int ok = k != NULL;
     if (ok && rank == 0)
         ok = pthread_create(&k->thread, NULL, amp_sfp_thread_serve, k) == 0;
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        ok = 0;
     if (!ok) {
         if (k && rank == 0 && k->thread) {
             amp_sfp_keeper_stop(comm);
@@ -196,7 +198,8 @@ static int amp_sfp_spawn_make(MPI_Comm comm, int rank, void **state)
         return amp_err(amp_err_class(rc), "cannot spawn the shared file pointer server");
     amp_sfp_keeper_t *k = amp_sfp_keeper_new(inter, comm, rank);
     int ok = k != NULL;
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        ok = 0;
     if (!ok) {
         if (rank == 0) {
             amp_sfp_keeper_stop(inter);

@@ -26,7 +26,8 @@ static int amp_sfp_individual_create(amp_sfp_t *s)
         free(meta_name);
     }
     ok = rc == MPI_SUCCESS;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm) != MPI_SUCCESS)
+        all = 0; /* not known to be everywhere: nowhere */
     if (all && (rc = amp_sfp_deferred_create(s, m)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if (m)

@@ -106,7 +106,8 @@ static int amp_sfp_pool_resolve(MPI_Comm comm, int n, amp_sfp_pool_kind_t *kind)
                   : amp_err(MPI_ERR_NO_MEM, "out of memory for the node layout");
     free(node);
     local = rc == MPI_SUCCESS && nnodes == 1;
-    PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, comm);
+    if (PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        all_local = 0; /* not known to be everywhere: nowhere */
     if (!all_local && *kind == AMP_SFP_POOL_SHM)
         return amp_err(MPI_ERR_UNSUPPORTED_OPERATION,
                        "a shared-memory file pointer needs every process on one node");
@@ -127,8 +128,9 @@ static int amp_sfp_pool_make(MPI_Comm comm, amp_sfp_pool_kind_t kind, int *world
         p->backend = amp_sfp_backends[kind];
         ok = PMPI_Comm_dup(comm, &p->comm) == MPI_SUCCESS;
     }
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
-    if (all) /* collective over the pool's communicator, and agreed there */
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        all = 0; /* not known to be everywhere: nowhere */
+    if (all)     /* collective over the pool's communicator, and agreed there */
         rc = p->backend->make(p->comm, rank, &p->state);
     if (!all || rc != MPI_SUCCESS) {
         if (ok)
@@ -191,14 +193,15 @@ int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *s
         if (amp_sfp_slot_set(slot, 0) == MPI_SUCCESS)
             choice[0] = p->id; /* else the slot stays taken: its value is unknown */
     }
-    PMPI_Allreduce(choice, agreed, 3, MPI_INT, MPI_MAX, comm);
+    if (PMPI_Allreduce(choice, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        agreed[0] = -1, agreed[2] = 1; /* no pool known to be agreed: one of this file's own */
     if (agreed[0] >= 0 && !agreed[2] && (p = amp_sfp_pool_find(world, n, agreed[0]))) {
         free(world);
         slot->pool = p;
         slot->index = agreed[1];
         return MPI_SUCCESS;
     }
-    if (rank == 0 && agreed[0] >= 0) /* picked, but a rank cannot name the group: give back */
+    if (rank == 0 && choice[0] >= 0) /* picked, but a rank cannot name the group: give back */
         amp_sfp_slot_release(slot, 0);
     if (agreed[2]) { /* a pool for this file alone */
         free(world);

@@ -65,7 +65,8 @@ static int amp_sfp_single_create(amp_sfp_t *s)
 {
     amp_sfp_deferred_t *m = amp_calloc(1, sizeof(*m));
     int ok = m && (m->store = amp_sfp_single_attach(s, &m->tag)), all = 0, rc = MPI_SUCCESS;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm);
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm) != MPI_SUCCESS)
+        all = 0; /* not known to be everywhere: nowhere */
     if (all && (rc = amp_sfp_deferred_create(s, m)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if (m && m->store)

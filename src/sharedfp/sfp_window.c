@@ -21,7 +21,9 @@ typedef struct {
 static int amp_sfp_win_agree(MPI_Comm comm, int rc, amp_sfp_win_t *w, int locked, void **state)
 {
     int ok = rc == MPI_SUCCESS, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm); /* also: rank 0 zeroed the slots */
+    /* also: rank 0 zeroed the slots. Not known to be everywhere: nowhere */
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+        all = 0;
     if (all) {
         *state = w;
         return MPI_SUCCESS;
