@@ -1,8 +1,9 @@
 #include "coll/auto_select.h"
-#include "core/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/fault.h"
 
 const char *const amp_grouping_names[] = {"file view", "cartesian communicator",
                                           "ampio_topology hint", "none"};
