@@ -55,8 +55,9 @@ for n in $(echo "$ns" | sort -nu); do
         # a failed transfer, read, write or sync must reach the caller (an allocation may have
         # a way round it, and EINTR and short transfers are retried)
         case $kind in eio | enospc | comm)
-            grep -q "^rank .* failed:" "$dir.out" ||
-                { echo "FAIL: $var=$n$suffix on rank $rank fired and no call failed"; status=1; } ;;
+            grep -q "rank [0-9]*: .* failed:" "$dir.out" ||
+                { echo "FAIL: $var=$n$suffix on rank $rank fired and no call failed"; status=1
+                  head -n 40 "$dir.out"; } ;;
         esac
     fi
     if [ $rc -ne 0 ]; then
