@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "api/api.h"
+#include "core/fault.h"
 #include "core/next.h"
 
 /* The ampio requests among `reqs`, by position; NULL when there are none (or no memory, where
@@ -26,7 +27,7 @@ static amp_op_req_t **amp_api_snapshot(int n, const MPI_Request *reqs)
         amp_op_req_t *q = amp_op_find(reqs[i]);
         if (!q)
             continue;
-        if (!qs && !(qs = calloc((size_t)n, sizeof(*qs))))
+        if (!qs && !(qs = amp_calloc((size_t)n, sizeof(*qs))))
             return NULL;
         qs[i] = q;
     }

@@ -358,8 +358,7 @@ void amp_coll_stats_report(amp_file_t *f)
         t[2 * i + 1] = s->stats[i / AMP_FCOLL_COUNT][i % AMP_FCOLL_COUNT].t_io;
     }
     /* statistics only: without the others' times there is nothing true to print */
-    if (PMPI_Reduce(t, tmax, 2 * N, MPI_DOUBLE, MPI_MAX, 0, f->comm) != MPI_SUCCESS ||
-        f->rank != 0)
+    if (PMPI_Reduce(t, tmax, 2 * N, MPI_DOUBLE, MPI_MAX, 0, f->comm) != MPI_SUCCESS || f->rank != 0)
         return;
     int json = strcmp(where, "1") != 0;
     FILE *out = json ? fopen(where, "a") : stderr;

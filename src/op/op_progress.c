@@ -21,6 +21,7 @@
 
 #include "core/cfg.h"
 #include "core/err.h"
+#include "core/fault.h"
 #include "core/next.h"
 #include "op/op_internal.h"
 
@@ -110,7 +111,7 @@ static void amp_op_pass(amp_op_req_t **completed)
             continue;
         if (n == amp_op_snap_cap) {
             size_t cap = amp_op_snap_cap ? 2 * amp_op_snap_cap : 16;
-            amp_op_req_t **grown = realloc(amp_op_snap, cap * sizeof(*grown));
+            amp_op_req_t **grown = amp_realloc(amp_op_snap, cap * sizeof(*grown));
             if (!grown)
                 break; /* the rest waits for the next pass */
             amp_op_snap = grown;
@@ -256,7 +257,7 @@ int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_
     pthread_mutex_lock(&amp_op_lock);
     struct amp_op_state *s = amp_op_state(f);
     pthread_mutex_unlock(&amp_op_lock);
-    amp_op_req_t *q = s ? calloc(1, sizeof(*q)) : NULL;
+    amp_op_req_t *q = s ? amp_calloc(1, sizeof(*q)) : NULL;
     if (!q) {
         amp_op_prep_free(p);
         return amp_err(MPI_ERR_NO_MEM, "%s: out of memory for a request", p->a.routine);
