@@ -57,6 +57,11 @@ install_missing build-essential cmake pkg-config libopenmpi-dev openmpi-bin libm
     python3 python3-venv
 [ $demo -eq 1 ] || install_missing gfortran libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools \
     libpnetcdf-dev pnetcdf-bin
+# the sanitizer and fuzzer builds (tests/sanitize/check.sh): clang with libFuzzer and the
+# sanitizer runtimes, valgrind
+if [ $tests -eq 1 ]; then
+    install_missing clang-14 libclang-rt-14-dev valgrind
+fi
 
 for family in openmpi mpich; do
     cmake -S . -B "build/$family" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -21,5 +21,9 @@ for family in openmpi mpich; do
     [ "$family" = mpich ] && jobs=1
     ctest --test-dir "build/$family" --output-on-failure -j "$jobs" "$@" || status=1
 done
+# AddressSanitizer and UndefinedBehaviorSanitizer builds, the fuzzers (docs/TESTING.md)
+if [ $# -eq 0 ]; then
+    bash tests/sanitize/check.sh || status=1
+fi
 if [ -n "$cluster_note" ]; then echo "test: NOTE: $cluster_note"; fi
 exit $status

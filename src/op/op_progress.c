@@ -378,9 +378,13 @@ void amp_op_drain(amp_file_t *f, int collective_only)
 {
     if (!amp_op_pending())
         return;
-    amp_op_req_t *q;
-    while ((q = amp_op_pending_on(f, collective_only)))
-        amp_op_req_finish(q);
+    /* No request is held across a pass: one the application freed (MPI_Request_free) is
+     * freed by the pass that completes it. */
+    while (amp_op_pending_on(f, collective_only)) {
+        amp_op_advance(1);
+        if (amp_op_pending_on(f, collective_only))
+            sched_yield(); /* other ranks, and the I/O thread, need the core */
+    }
 }
 
 void amp_op_finalize(void)

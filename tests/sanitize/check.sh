@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# check.sh [FAMILY...]: the sanitizer and fuzzer runs, on both MPI families by default.
+#
+# For each family, build/<family>-asan is ampio and its tests built by clang-14 with
+# AddressSanitizer and UndefinedBehaviorSanitizer, plus the libFuzzer targets (tests/fuzz).
+# There run: the unit tests, the fuzzers (AMPIO_FUZZ_SECONDS each, default 20) and a subset of
+# the MPI tests under ampio. Any sanitizer report fails its test; leaks are reported at exit
+# (suppressions, for the MPI libraries only: lsan.supp).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+families=${*:-openmpi mpich}
+. tests/sanitize/env.sh
+# every access family, views, data representations, nonblocking and threaded accesses, atomic
+# mode, error paths and the clean-up at finalize (the shared pointer and random view tests take
+# minutes under the sanitizers on a loaded machine: left to the ordinary runs)
+mpi_subset='^((diff\.(basic_vector|coll_owners|file_ops|datareps|access_families|finalize_order)'
+mpi_subset+='|diff\.(nb_local|nb_routines|nb_threads)|ampio\.(atomic_mode|err_handlers))\.np2'
+mpi_subset+='|ampio\.err_(access\.np2\.overflow|coll\.np2\.access|open\.np2\.hints))$'
+status=0
+for family in $families; do
+    build="build/$family-asan"
+    echo "=== sanitizers and fuzzers on $family ($build) ==="
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+        -DMPI_C_COMPILER="mpicc.$family" -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$family" \
+        -DAMPIO_SANITIZE=ON -DAMPIO_FUZZ=ON -DAMPIO_BUILD_BENCH=OFF >/dev/null || {
+        status=1
+        continue
+    }
+    cmake --build "$build" -j "$(nproc)" >/dev/null || {
+        echo "check.sh: the sanitizer build failed on $family" >&2
+        status=1
+        continue
+    }
+    jobs=2
+    [ "$family" = mpich ] && jobs=1
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" -L 'unit|fuzz' || status=1
+    # a subset of the MPI tests, on 2 ranks, under ampio only (the native runs are not ours).
+    # Not yet on MPICH: there the first of them (diff.basic_vector.np2) hung under the
+    # sanitizers, one rank a zombie that MPICH's process manager never reaped.
+    [ "$family" = mpich ] && continue
+    AMPIO_TEST_MODE=ampio ctest --test-dir "$build" --output-on-failure -j "$jobs" \
+        -R "$mpi_subset" || status=1
+done
+exit $status
