@@ -459,6 +459,16 @@ static int limit_timed(bench_limit_t *l, const char *path, unsigned char *buf, i
     return ok;
 }
 
+/* One timed access of a variant: MPI-IO with its hints, or the hand-written limit. */
+static int variant_timed(const variant_t *var, bench_limit_t *limit, const char *path,
+                         const bench_plan_t *plan, unsigned char *buf, int write, timing_t *t)
+{
+    if (strcmp(var->label, limit_label) == 0)
+        return limit_timed(limit, path, buf, write, t);
+    timed_access(var->info, path, plan, buf, write, t);
+    return 1;
+}
+
 /* Reads a rank's own file back for the check of a file-per-process write. */
 static int fpp_check(const char *path, const bench_plan_t *plan, unsigned char *back, unsigned seed)
 {
@@ -559,42 +569,14 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
                 fpp_remove(path);
                 continue;
             }
-            if (strcmp(var->label, limit_label) == 0) {
-                if (do_write) {
-                    if (rank == 0)
-                        unlink(path);
-                    fill(&plan, buf, seed);
-                    if (!o->no_warmup)
-                        prefault_page_cache(o->dir, &plan, buf);
-                    int ok = limit_timed(limit, path, buf, 1, &t);
-                    ok = ok && posix_read(path, &plan, back) && matches(&plan, back, seed);
-                    if (rank == 0) {
-                        struct stat sb;
-                        ok = ok && stat(path, &sb) == 0 && sb.st_size == plan.file_size;
-                    }
-                    ok = all_true(ok);
-                    failures += !ok;
-                    report(pat->name, "write", var->label, &plan, total, rep, &t, ok);
-                } else {
-                    posix_prepare(path, &plan, buf, seed);
-                }
-                if (do_read) {
-                    memset(buf, 0, plan.bytes);
-                    int ok = limit_timed(limit, path, buf, 0, &t);
-                    ok = all_true(ok && matches(&plan, buf, seed));
-                    failures += !ok;
-                    report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
-                }
-                continue;
-            }
             if (do_write) {
                 if (rank == 0)
                     unlink(path);
                 fill(&plan, buf, seed);
                 if (!o->no_warmup)
                     prefault_page_cache(o->dir, &plan, buf);
-                timed_access(var->info, path, &plan, buf, 1, &t);
-                int ok = posix_read(path, &plan, back) && matches(&plan, back, seed);
+                int ok = variant_timed(var, limit, path, &plan, buf, 1, &t);
+                ok = ok && posix_read(path, &plan, back) && matches(&plan, back, seed);
                 if (rank == 0) {
                     struct stat sb;
                     ok = ok && stat(path, &sb) == 0 && sb.st_size == plan.file_size;
@@ -607,8 +589,8 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
             }
             if (do_read) {
                 memset(buf, 0, plan.bytes);
-                timed_access(var->info, path, &plan, buf, 0, &t);
-                int ok = all_true(matches(&plan, buf, seed));
+                int ok = variant_timed(var, limit, path, &plan, buf, 0, &t);
+                ok = all_true(ok && matches(&plan, buf, seed));
                 failures += !ok;
                 report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
             }
