@@ -7,7 +7,10 @@
  * node's write has made stale (its provider does not declare AMP_FS_LOCKED_RMW: ceph-fuse keeps
  * the kernel's page cache), the side file is opened with O_DIRECT and moved in whole aligned
  * blocks, so that every read and write reaches the file system's servers. Measured on the
- * emulated cluster's CephFS: without it, the ranks of each node counted on their own. */
+ * emulated cluster's CephFS: without it, the ranks of each node counted on their own. There the
+ * side file is born whole (amp_sfp_side_open_filled): FUSE answers a direct read past the size
+ * it cached at lookup with nothing, and a rank that looked the file up while it was empty read
+ * the pointer as 0 (one record in a few thousand lost, on a loaded machine). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -134,7 +137,9 @@ static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int 
     amp_sfp_locked_t *m = s->state;
     pthread_mutex_lock(&m->mutex);
     int rc = MPI_SUCCESS;
-    if (m->fd < 0)
+    if (m->fd < 0 && m->block && create)
+        rc = amp_sfp_side_open_filled(m->name, O_DIRECT, m->block, AMP_SFP_LOCKED_BLOCK, &m->fd);
+    else if (m->fd < 0)
         rc = amp_sfp_side_open(m->name, create ? AMP_SFP_SIDE_SHARE : AMP_SFP_SIDE_EXISTING,
                                m->block ? O_DIRECT : 0, &m->fd);
     *before = 0;

@@ -56,30 +56,102 @@ int amp_sfp_side_name_process(const char *near, const char *suffix, char **name)
     return MPI_SUCCESS;
 }
 
+/* Accepts only a private regular file of this user as a side file another rank made. */
+static int amp_sfp_side_check(const char *name, int *fd)
+{
+    struct stat st;
+    if (*fd >= 0 && (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+                     (st.st_mode & 077) != 0)) {
+        close(*fd);
+        *fd = -1;
+        return amp_err(MPI_ERR_ACCESS,
+                       "the shared file pointer side file \"%s\" is not a private regular file "
+                       "of this user",
+                       name);
+    }
+    return MPI_SUCCESS;
+}
+
 int amp_sfp_side_open(const char *name, int how, int flags, int *fd)
 {
     *fd = -1;
     if (how != AMP_SFP_SIDE_EXISTING)
         *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
     if (how == AMP_SFP_SIDE_EXISTING || (*fd < 0 && errno == EEXIST && how == AMP_SFP_SIDE_SHARE)) {
-        /* another rank made it: accept only a private regular file of ours */
         *fd = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | flags);
         if (*fd < 0 && errno == ENOENT && how == AMP_SFP_SIDE_EXISTING)
             return MPI_SUCCESS;
-        struct stat st;
-        if (*fd >= 0 && (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-                         (st.st_mode & 077) != 0)) {
-            close(*fd);
-            *fd = -1;
-            return amp_err(MPI_ERR_ACCESS,
-                           "the shared file pointer side file \"%s\" is not a private regular "
-                           "file of this user",
-                           name);
-        }
+        int rc = amp_sfp_side_check(name, fd);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
     if (*fd < 0)
         return amp_err_errno(errno, "cannot open the shared file pointer side file \"%s\"", name);
     return MPI_SUCCESS;
+}
+
+/* Writes all of `init` at offset 0 and makes it durable; 0 or -1 with errno set. */
+static int amp_sfp_side_fill(int fd, const void *init, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        int fault = amp_fault_fs(1);
+        ssize_t n = fault > 0 ? (errno = fault, -1)
+                              : pwrite(fd, (const char *)init + done, len - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = ENOSPC;
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    return fsync(fd);
+}
+
+int amp_sfp_side_open_filled(const char *name, int flags, const void *init, size_t len, int *fd)
+{
+    *fd = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | flags);
+    if (*fd >= 0 || errno != ENOENT)
+        return *fd >= 0 ? amp_sfp_side_check(name, fd)
+                        : amp_err_errno(errno,
+                                        "cannot open the shared file pointer side file "
+                                        "\"%s\"",
+                                        name);
+    /* a private name, filled, then linked: nobody can see the side file before its content */
+    size_t tlen = strlen(name) + 48;
+    char *tmp = amp_malloc(tlen);
+    if (!tmp)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory naming a side file of \"%s\"", name);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(tmp, tlen, "%s.new-%lx-%lx", name, (unsigned long)getpid(), (unsigned long)ts.tv_nsec);
+    int rc = MPI_SUCCESS;
+    *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
+    int made = *fd >= 0;
+    if (!made) {
+        rc = amp_err_errno(errno, "cannot create the shared file pointer side file \"%s\"", tmp);
+    } else if (amp_sfp_side_fill(*fd, init, len) != 0) {
+        rc = amp_err_errno(errno, "cannot write the shared file pointer side file \"%s\"", tmp);
+    } else if (link(tmp, name) != 0) {
+        int err = errno;
+        close(*fd);
+        *fd = -1;
+        if (err == EEXIST) /* another rank published it first: use that one */
+            rc = amp_sfp_side_open(name, AMP_SFP_SIDE_EXISTING, flags, fd);
+        else
+            rc =
+                amp_err_errno(err, "cannot publish the shared file pointer side file \"%s\"", name);
+    }
+    if (rc != MPI_SUCCESS && *fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    if (made)
+        unlink(tmp); /* the side file keeps its other name */
+    free(tmp);
+    return rc;
 }
 
 void amp_sfp_delete_side_files(const char *path)

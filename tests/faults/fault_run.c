@@ -8,6 +8,7 @@
  *   - every op reported successful left its bytes in the file (read back with POSIX calls
  *     after the close, when the fault has fired and nothing fails any more);
  *   - the descriptors open before the file was opened are all that remain after its close.
+ * Rank 0 writes the number of ops that failed to "calls-failed" in the output directory.
  * A hang is the sweep's timeout. */
 #include <dirent.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 static const char *kind;
 static int op_ok[NOPS];
 static int nops;
+static int calls_failed; /* ops that failed on some rank: the same count on every rank */
 
 /* The classes a failure may have under the fault kind. */
 static int allowed(int cls)
@@ -63,6 +65,7 @@ static int judge(int rc, int collective, const char *what)
         amptest_check(nfailed == 0 || nfailed == amptest_size,
                       "%s: failed on %d of %d ranks of a collective call", what, nfailed,
                       amptest_size);
+    calls_failed += nfailed > 0;
     if (nops < NOPS)
         op_ok[nops++] = nfailed == 0;
     return nfailed == 0;
@@ -269,6 +272,12 @@ int main(int argc, char **argv)
             }
         }
         free(got);
+    }
+    /* for the sweep, in a file: launchers interleave the ranks' output streams within lines */
+    if (amptest_rank == 0) {
+        FILE *f = fopen(amptest_path("calls-failed"), "w");
+        amptest_check(f && fprintf(f, "%d\n", calls_failed) > 0 && fclose(f) == 0,
+                      "cannot record the failed calls");
     }
     return amptest_finish();
 }
