@@ -11,27 +11,51 @@
  * on the communicator's. */
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/api.h"
 #include "core/fault.h"
 #include "core/next.h"
 
-/* The ampio requests among `reqs`, by position; NULL when there are none (or no memory, where
- * results are then reported by the host's callbacks). */
-static amp_op_req_t **amp_api_snapshot(int n, const MPI_Request *reqs)
+#define AMP_API_SNAP_LOCAL 8 /* requests a routine completes without allocating */
+
+/* The ampio requests among the routine's, by position (qs NULL when there are none), read
+ * before the host's routine may complete and free them. While a snapshot is held the host's
+ * callbacks report success and the routine raises the errors on the files' handlers; without
+ * memory for one, the callbacks report the errors themselves (on the communicator's handler). */
+typedef struct {
+    amp_op_req_t *local[AMP_API_SNAP_LOCAL];
+    amp_op_req_t **qs;
+} amp_api_snap_t;
+
+static void amp_api_snap_take(amp_api_snap_t *s, int n, const MPI_Request *reqs)
 {
-    if (n <= 0 || !amp_op_live())
-        return NULL;
-    amp_op_req_t **qs = NULL;
+    s->qs = NULL;
     for (int i = 0; i < n; i++) {
         amp_op_req_t *q = amp_op_find(reqs[i]);
         if (!q)
             continue;
-        if (!qs && !(qs = amp_calloc((size_t)n, sizeof(*qs))))
-            return NULL;
-        qs[i] = q;
+        if (!s->qs) {
+            s->qs = n <= AMP_API_SNAP_LOCAL ? s->local : amp_calloc((size_t)n, sizeof(*s->qs));
+            if (!s->qs)
+                return;
+            if (s->qs == s->local)
+                memset(s->local, 0, sizeof(s->local));
+        }
+        s->qs[i] = q;
     }
-    return qs;
+    if (s->qs)
+        amp_op_wrap_begin();
+}
+
+static void amp_api_snap_release(amp_api_snap_t *s)
+{
+    if (!s->qs)
+        return;
+    if (s->qs != s->local)
+        free(s->qs);
+    s->qs = NULL;
+    amp_op_wrap_end();
 }
 
 /* The error of the ampio request at position i of `qs` that the routine completed, raised on
@@ -97,8 +121,8 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->wait(req, status);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(1, req);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, 1, req);
     int rc = MPI_SUCCESS, flag = 0;
     while (amp_op_pending()) {
         amp_op_progress();
@@ -109,9 +133,8 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     }
     if (rc == MPI_SUCCESS && !flag)
         rc = next->wait(req, status);
-    rc = amp_api_one(qs, 0, status, rc, "MPI_Wait");
-    free(qs);
-    amp_op_wrap_end();
+    rc = amp_api_one(snap.qs, 0, status, rc, "MPI_Wait");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -120,14 +143,13 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->test(req, flag, status);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(1, req);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, 1, req);
     amp_op_progress();
     int rc = next->test(req, flag, status);
     if (rc == MPI_SUCCESS && *flag)
-        rc = amp_api_one(qs, 0, status, rc, "MPI_Test");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_one(snap.qs, 0, status, rc, "MPI_Test");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -136,14 +158,13 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->request_get_status(req, flag, status);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(1, &req);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, 1, &req);
     amp_op_progress();
     int rc = next->request_get_status(req, flag, status);
     if (rc == MPI_SUCCESS && *flag)
-        rc = amp_api_one(qs, 0, status, rc, "MPI_Request_get_status");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_one(snap.qs, 0, status, rc, "MPI_Request_get_status");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -152,8 +173,8 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->waitall(n, reqs, statuses);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     int rc = MPI_SUCCESS, flag = 0;
     while (amp_op_pending()) {
         amp_op_progress();
@@ -164,9 +185,8 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     }
     if (rc == MPI_SUCCESS && !flag)
         rc = next->waitall(n, reqs, statuses);
-    rc = amp_api_many(qs, n, NULL, statuses, rc, "MPI_Waitall");
-    free(qs);
-    amp_op_wrap_end();
+    rc = amp_api_many(snap.qs, n, NULL, statuses, rc, "MPI_Waitall");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -175,14 +195,13 @@ int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->testall(n, reqs, flag, statuses);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     amp_op_progress();
     int rc = next->testall(n, reqs, flag, statuses);
     if (*flag)
-        rc = amp_api_many(qs, n, NULL, statuses, rc, "MPI_Testall");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_many(snap.qs, n, NULL, statuses, rc, "MPI_Testall");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -191,8 +210,8 @@ int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->waitany(n, reqs, index, status);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     int rc = MPI_SUCCESS, flag = 0;
     while (amp_op_pending()) {
         amp_op_progress();
@@ -204,9 +223,8 @@ int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
     if (rc == MPI_SUCCESS && !flag)
         rc = next->waitany(n, reqs, index, status);
     if (*index != MPI_UNDEFINED && *index >= 0)
-        rc = amp_api_one(qs, *index, status, rc, "MPI_Waitany");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_one(snap.qs, *index, status, rc, "MPI_Waitany");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -215,14 +233,13 @@ int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *s
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->testany(n, reqs, index, flag, status);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     amp_op_progress();
     int rc = next->testany(n, reqs, index, flag, status);
     if (*flag && *index != MPI_UNDEFINED && *index >= 0)
-        rc = amp_api_one(qs, *index, status, rc, "MPI_Testany");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_one(snap.qs, *index, status, rc, "MPI_Testany");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -231,8 +248,8 @@ int PMPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_S
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->waitsome(n, reqs, outcount, indices, statuses);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     int rc = MPI_SUCCESS, got = 0;
     while (amp_op_pending()) {
         amp_op_progress();
@@ -245,9 +262,8 @@ int PMPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_S
     if (rc == MPI_SUCCESS && !got)
         rc = next->waitsome(n, reqs, outcount, indices, statuses);
     if (*outcount != MPI_UNDEFINED)
-        rc = amp_api_many(qs, *outcount, indices, statuses, rc, "MPI_Waitsome");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_many(snap.qs, *outcount, indices, statuses, rc, "MPI_Waitsome");
+    amp_api_snap_release(&snap);
     return rc;
 }
 
@@ -256,14 +272,13 @@ int PMPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_S
     const amp_next_t *next = amp_next();
     if (!amp_op_live())
         return next->testsome(n, reqs, outcount, indices, statuses);
-    amp_op_wrap_begin();
-    amp_op_req_t **qs = amp_api_snapshot(n, reqs);
+    amp_api_snap_t snap;
+    amp_api_snap_take(&snap, n, reqs);
     amp_op_progress();
     int rc = next->testsome(n, reqs, outcount, indices, statuses);
     if (*outcount != MPI_UNDEFINED)
-        rc = amp_api_many(qs, *outcount, indices, statuses, rc, "MPI_Testsome");
-    free(qs);
-    amp_op_wrap_end();
+        rc = amp_api_many(snap.qs, *outcount, indices, statuses, rc, "MPI_Testsome");
+    amp_api_snap_release(&snap);
     return rc;
 }
 

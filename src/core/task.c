@@ -164,15 +164,44 @@ static int amp_task_allgather_raw(const void *in, int n, MPI_Datatype type, void
     return amp_task_finish(PMPI_Iallgather(in, n, type, out, m, out_type, comm, &req), &req);
 }
 
-static int amp_task_allgatherv_raw(const void *in, int n, MPI_Datatype type, void *out,
-                                   const int *counts, const int *displs, MPI_Datatype out_type,
-                                   MPI_Comm comm)
+static int amp_task_gather_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
+                               MPI_Datatype out_type, int root, MPI_Comm comm)
 {
     if (!amp_task_current)
-        return PMPI_Allgatherv(in, n, type, out, counts, displs, out_type, comm);
+        return PMPI_Gather(in, n, type, out, m, out_type, root, comm);
     MPI_Request req;
-    return amp_task_finish(PMPI_Iallgatherv(in, n, type, out, counts, displs, out_type, comm, &req),
-                           &req);
+    return amp_task_finish(PMPI_Igather(in, n, type, out, m, out_type, root, comm, &req), &req);
+}
+
+static int amp_task_gatherv_raw(const void *in, int n, MPI_Datatype type, void *out,
+                                const int *counts, const int *displs, MPI_Datatype out_type,
+                                int root, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Gatherv(in, n, type, out, counts, displs, out_type, root, comm);
+    MPI_Request req;
+    return amp_task_finish(
+        PMPI_Igatherv(in, n, type, out, counts, displs, out_type, root, comm, &req), &req);
+}
+
+static int amp_task_scatter_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
+                                MPI_Datatype out_type, int root, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Scatter(in, n, type, out, m, out_type, root, comm);
+    MPI_Request req;
+    return amp_task_finish(PMPI_Iscatter(in, n, type, out, m, out_type, root, comm, &req), &req);
+}
+
+static int amp_task_scatterv_raw(const void *in, const int *counts, const int *displs,
+                                 MPI_Datatype type, void *out, int m, MPI_Datatype out_type,
+                                 int root, MPI_Comm comm)
+{
+    if (!amp_task_current)
+        return PMPI_Scatterv(in, counts, displs, type, out, m, out_type, root, comm);
+    MPI_Request req;
+    return amp_task_finish(
+        PMPI_Iscatterv(in, counts, displs, type, out, m, out_type, root, comm, &req), &req);
 }
 
 static int amp_task_bcast_raw(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
@@ -228,11 +257,30 @@ int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int 
     return amp_task_fault(amp_task_allgather_raw(in, n, type, out, m, out_type, comm));
 }
 
-int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
-                        const int *displs, MPI_Datatype out_type, MPI_Comm comm)
+int amp_task_gather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                    MPI_Datatype out_type, int root, MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_gather_raw(in, n, type, out, m, out_type, root, comm));
+}
+
+int amp_task_gatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
+                     const int *displs, MPI_Datatype out_type, int root, MPI_Comm comm)
 {
     return amp_task_fault(
-        amp_task_allgatherv_raw(in, n, type, out, counts, displs, out_type, comm));
+        amp_task_gatherv_raw(in, n, type, out, counts, displs, out_type, root, comm));
+}
+
+int amp_task_scatter(const void *in, int n, MPI_Datatype type, void *out, int m,
+                     MPI_Datatype out_type, int root, MPI_Comm comm)
+{
+    return amp_task_fault(amp_task_scatter_raw(in, n, type, out, m, out_type, root, comm));
+}
+
+int amp_task_scatterv(const void *in, const int *counts, const int *displs, MPI_Datatype type,
+                      void *out, int m, MPI_Datatype out_type, int root, MPI_Comm comm)
+{
+    return amp_task_fault(
+        amp_task_scatterv_raw(in, counts, displs, type, out, m, out_type, root, comm));
 }
 
 int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)

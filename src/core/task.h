@@ -40,8 +40,14 @@ int amp_task_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_
                        MPI_Comm comm);
 int amp_task_allgather(const void *in, int n, MPI_Datatype type, void *out, int m,
                        MPI_Datatype out_type, MPI_Comm comm);
-int amp_task_allgatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
-                        const int *displs, MPI_Datatype out_type, MPI_Comm comm);
+int amp_task_gather(const void *in, int n, MPI_Datatype type, void *out, int m,
+                    MPI_Datatype out_type, int root, MPI_Comm comm);
+int amp_task_gatherv(const void *in, int n, MPI_Datatype type, void *out, const int *counts,
+                     const int *displs, MPI_Datatype out_type, int root, MPI_Comm comm);
+int amp_task_scatter(const void *in, int n, MPI_Datatype type, void *out, int m,
+                     MPI_Datatype out_type, int root, MPI_Comm comm);
+int amp_task_scatterv(const void *in, const int *counts, const int *displs, MPI_Datatype type,
+                      void *out, int m, MPI_Datatype out_type, int root, MPI_Comm comm);
 int amp_task_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
 int amp_task_scan(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 

@@ -1,8 +1,8 @@
 /* The deferring components (Kulkarni and Gabriel): write_shared appends the data to a side data
  * file of the writing process and notes a record (id, timestamp, position in the side file,
  * length, file); at collective points (ordered and collective accesses, seek_shared, set_view,
- * sync, close) the records of the file are gathered from every rank, sorted by timestamp and
- * their data copied into the file. "individual" keeps a store of side files per file and
+ * sync, close) rank 0 gathers the file's records from every rank and sorts them by timestamp,
+ * and every rank copies its data into the places rank 0 sent it. "individual" keeps a store of side files per file and
  * process, "single" one per process for all the files it has open (sfp_store.c).
  *
  * Timestamps are MPI_Wtime corrected by each rank's offset to rank 0, measured at open by
@@ -211,15 +211,32 @@ static int amp_sfp_deferred_copy(amp_sfp_t *s, amp_sfp_deferred_t *m, int64_t lo
     return rc;
 }
 
-/* Places every record: pinned ranges stay where they are, data fills the rest of
- * [end - total, end) in timestamp order, split around pinned ranges. Writes this rank's. */
-static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_rec_t *all,
-                                  int64_t n, MPI_Offset end)
+/* A piece of one rank's side data and its place in the file (in etypes). */
+typedef struct {
+    int64_t local, len, at;
+    int64_t rank;
+} amp_sfp_piece_t;
+
+static int amp_sfp_by_rank(const void *pa, const void *pb)
+{
+    const amp_sfp_piece_t *a = pa, *b = pb;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Places every record (rank 0 does, for all): pinned ranges stay where they are, data fills
+ * the rest of [end - total, end) in timestamp order, split around pinned ranges. Returns the
+ * pieces sorted by rank (malloc'd; at most one per record and pin), NULL without memory. */
+static amp_sfp_piece_t *amp_sfp_deferred_plan(amp_sfp_rec_t *all, int64_t n, MPI_Offset end,
+                                              int64_t esize, int64_t *npieces)
 {
     amp_sfp_rec_t *pins = amp_malloc((size_t)n * sizeof(*pins));
-    if (!pins)
-        return amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer records");
-    int64_t total = 0, ndata = 0, npins = 0;
+    amp_sfp_piece_t *out = amp_malloc((size_t)(2 * n) * sizeof(*out));
+    if (!pins || !out) {
+        free(pins);
+        free(out);
+        return NULL;
+    }
+    int64_t total = 0, ndata = 0, npins = 0, k = 0;
     for (int64_t i = 0; i < n; i++) {
         total += all[i].len;
         if (all[i].local >= 0)
@@ -229,7 +246,6 @@ static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_r
     }
     qsort(all, (size_t)ndata, sizeof(*all), amp_sfp_by_time);
     qsort(pins, (size_t)npins, sizeof(*pins), amp_sfp_by_place);
-    int rc = MPI_SUCCESS;
     int64_t cursor = end - total, p = 0;
     for (int64_t i = 0; i < ndata; i++) {
         int64_t done = 0;
@@ -242,15 +258,18 @@ static int amp_sfp_deferred_place(amp_sfp_t *s, amp_sfp_deferred_t *m, amp_sfp_r
             int64_t piece = all[i].len - done;
             if (p < npins && pins[p].at - cursor < piece)
                 piece = pins[p].at - cursor;
-            if (all[i].rank == s->rank && rc == MPI_SUCCESS)
-                rc = amp_sfp_deferred_copy(s, m, all[i].local + done * s->f->view.esize, piece,
-                                           cursor);
+            out[k++] = (amp_sfp_piece_t){.local = all[i].local + done * esize,
+                                         .len = piece,
+                                         .at = cursor,
+                                         .rank = all[i].rank};
             cursor += piece;
             done += piece;
         }
     }
     free(pins);
-    return rc;
+    qsort(out, (size_t)k, sizeof(*out), amp_sfp_by_rank);
+    *npieces = k;
+    return out;
 }
 
 /* Keeps the first failure in *first; returns rc. */
@@ -261,13 +280,27 @@ static int amp_sfp_keep(int *first, int rc)
     return rc;
 }
 
-/* The store stays unlocked during the collective part: with "single" another thread may merge
- * another file meanwhile, and holding the lock there could make two ranks wait for each other. */
+/* What rank 0 tells the others before the records move. */
+enum {
+    AMP_SFP_MERGE_GO,
+    AMP_SFP_MERGE_NONE,
+    AMP_SFP_MERGE_MANY,
+    AMP_SFP_MERGE_NO_MEM,
+    AMP_SFP_MERGE_FAILED /* rank 0 could not read the pointer: its error reaches all at the end */
+};
+
+/* Rank 0 gathers the records, places them and sends each rank only the pieces it copies: memory
+ * and work beyond a rank's own records are rank 0's alone. The store stays unlocked during the
+ * collective part: with "single" another thread may merge another file meanwhile, and holding
+ * the lock there could make two ranks wait for each other. Every rank takes every collective
+ * step whatever failed before; what decides the steps comes from rank 0. */
 int amp_sfp_deferred_sync(amp_sfp_t *s)
 {
     amp_sfp_deferred_t *m = s->state;
     amp_sfp_rec_t *mine = NULL, *all = NULL;
-    int64_t n = 0, total = 0;
+    amp_sfp_piece_t *pieces = NULL, *todo = NULL;
+    int64_t n = 0, npieces = 0;
+    int root = s->rank == 0;
     amp_sfp_store_lock(m->store);
     int rc = amp_sfp_store_take(m->store, m->tag, &mine, &n);
     amp_sfp_store_unlock(m->store);
@@ -275,18 +308,22 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
         n = 0;
     /* counts and displacements in records (a type of one record), not bytes: an int holds
      * 2^31 - 1 of them, past which the merge fails on every rank alike */
-    MPI_Datatype rec_type = MPI_DATATYPE_NULL;
-    long long count = n, *counts = amp_malloc((size_t)s->nprocs * sizeof(*counts));
-    int *nrec = amp_malloc((size_t)s->nprocs * sizeof(*nrec));
-    int *displs = amp_malloc((size_t)s->nprocs * sizeof(*displs));
-    int ok = counts && nrec && displs, all_ok = 0;
-    if (ok &&
-        PMPI_Type_contiguous((int)sizeof(amp_sfp_rec_t), MPI_BYTE, &rec_type) == MPI_SUCCESS &&
-        PMPI_Type_commit(&rec_type) != MPI_SUCCESS)
-        ok = 0;
-    if (rec_type == MPI_DATATYPE_NULL)
+    MPI_Datatype rec_type = MPI_DATATYPE_NULL, piece_type = MPI_DATATYPE_NULL;
+    long long count = n, *counts = NULL;
+    int *nrec = NULL, *displs = NULL, ok = 1;
+    if (root) {
+        counts = amp_malloc((size_t)s->nprocs * sizeof(*counts));
+        nrec = amp_malloc((size_t)s->nprocs * sizeof(*nrec));
+        displs = amp_malloc((size_t)s->nprocs * sizeof(*displs));
+        ok = counts && nrec && displs;
+    }
+    if (PMPI_Type_contiguous((int)sizeof(amp_sfp_rec_t), MPI_BYTE, &rec_type) != MPI_SUCCESS ||
+        PMPI_Type_commit(&rec_type) != MPI_SUCCESS ||
+        PMPI_Type_contiguous((int)sizeof(amp_sfp_piece_t), MPI_BYTE, &piece_type) != MPI_SUCCESS ||
+        PMPI_Type_commit(&piece_type) != MPI_SUCCESS)
         ok = 0;
     /* the steps below decide what every rank does next: agreements, exempt from injection */
+    int all_ok = 0;
     int arc = amp_task_agree_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
     if (arc != MPI_SUCCESS || !all_ok) {
         rc = arc != MPI_SUCCESS ? arc
@@ -295,48 +332,80 @@ int amp_sfp_deferred_sync(amp_sfp_t *s)
         goto out;
     }
     amp_sfp_keep(&rc,
-                 amp_task_allgather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, s->comm));
-    for (int r = 0; r < s->nprocs; r++) {
-        if (counts[r] < 0 || total + counts[r] > INT_MAX) {
-            rc = amp_err(MPI_ERR_INTERN,
-                         "more than %d shared file pointer records between two collective "
-                         "points: call a collective routine (or MPI_File_sync) more often",
-                         INT_MAX);
-            goto out;
+                 amp_task_gather(&count, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, 0, s->comm));
+    /* rank 0: the total, the pointer's value (every move before the merge is done, since every
+     * rank has entered it) and the room for every record */
+    MPI_Offset plan[2] = {AMP_SFP_MERGE_GO, 0}; /* what to do, the end of the merged data */
+    int64_t total = 0;
+    if (root) {
+        for (int r = 0; r < s->nprocs && plan[0] == AMP_SFP_MERGE_GO; r++) {
+            if (counts[r] < 0 || total + counts[r] > INT_MAX)
+                plan[0] = AMP_SFP_MERGE_MANY;
+            displs[r] = (int)total;
+            nrec[r] = (int)counts[r];
+            total += counts[r];
         }
-        displs[r] = (int)total;
-        nrec[r] = (int)counts[r];
-        total += counts[r];
+        if (plan[0] == AMP_SFP_MERGE_GO && total == 0)
+            plan[0] = AMP_SFP_MERGE_NONE;
+        if (plan[0] == AMP_SFP_MERGE_GO && !(all = amp_malloc((size_t)total * sizeof(*all))))
+            plan[0] = AMP_SFP_MERGE_NO_MEM;
+        if (plan[0] == AMP_SFP_MERGE_GO &&
+            amp_sfp_keep(&rc, m->counter.ops->get(&m->counter, &plan[1])) != MPI_SUCCESS)
+            plan[0] = AMP_SFP_MERGE_FAILED;
     }
-    if (total == 0)
+    arc = amp_task_agree_bcast(plan, 2, MPI_OFFSET, 0, s->comm);
+    if (arc != MPI_SUCCESS || plan[0] != AMP_SFP_MERGE_GO) {
+        if (arc != MPI_SUCCESS)
+            amp_sfp_keep(&rc, arc);
+        else if (plan[0] == AMP_SFP_MERGE_MANY)
+            amp_sfp_keep(&rc, amp_err(MPI_ERR_INTERN,
+                                      "more than %d shared file pointer records between two "
+                                      "collective points: call a collective routine (or "
+                                      "MPI_File_sync) more often",
+                                      INT_MAX));
+        else if (plan[0] == AMP_SFP_MERGE_NO_MEM)
+            amp_sfp_keep(&rc, amp_err(MPI_ERR_NO_MEM, "out of memory merging shared pointer "
+                                                      "records"));
         goto out;
-    /* every rank has entered the merge, so every pointer move before it is done */
-    MPI_Offset end = 0;
-    int grc = s->rank == 0 ? m->counter.ops->get(&m->counter, &end) : MPI_SUCCESS;
-    amp_sfp_keep(&rc, amp_task_bcast(&end, 1, MPI_OFFSET, 0, s->comm));
-    all = amp_malloc((size_t)total * sizeof(*all));
-    ok = all != NULL;
+    }
+    amp_sfp_keep(&rc,
+                 amp_task_gatherv(mine, (int)n, rec_type, all, nrec, displs, rec_type, 0, s->comm));
+    /* rank 0 places the records and sends each rank its pieces; -1 pieces: no memory */
+    if (root) {
+        pieces = amp_sfp_deferred_plan(all, total, plan[1], s->f->view.esize, &npieces);
+        for (int r = 0; r < s->nprocs; r++)
+            nrec[r] = pieces ? 0 : -1;
+        for (int64_t i = 0; pieces && i < npieces; i++)
+            nrec[pieces[i].rank]++;
+        for (int r = 0, at = 0; pieces && r < s->nprocs; at += nrec[r++])
+            displs[r] = at;
+    }
+    int mine_n = 0;
+    amp_sfp_keep(&rc, amp_task_scatter(nrec, 1, MPI_INT, &mine_n, 1, MPI_INT, 0, s->comm));
+    ok = mine_n == 0 || (mine_n > 0 && (todo = amp_malloc((size_t)mine_n * sizeof(*todo))));
     arc = amp_task_agree_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, s->comm);
     if (arc != MPI_SUCCESS || !all_ok) {
-        amp_sfp_keep(&rc, arc != MPI_SUCCESS
-                              ? arc
-                              : amp_err(MPI_ERR_NO_MEM, "out of memory merging shared "
-                                                        "pointer records"));
+        amp_sfp_keep(&rc, arc != MPI_SUCCESS ? arc
+                                             : amp_err(MPI_ERR_NO_MEM, "out of memory merging "
+                                                                       "shared pointer records"));
         goto out;
     }
-    amp_sfp_keep(&rc, amp_task_allgatherv(mine, nrec[s->rank], rec_type, all, nrec, displs,
-                                          rec_type, s->comm));
-    int prc = amp_sfp_deferred_place(s, m, all, total, end);
-    if (rc == MPI_SUCCESS)
-        rc = grc != MPI_SUCCESS ? grc : prc;
+    amp_sfp_keep(&rc, amp_task_scatterv(pieces, nrec, displs, piece_type, todo, mine_n, piece_type,
+                                        0, s->comm));
+    for (int64_t i = 0; todo && rc == MPI_SUCCESS && i < mine_n; i++)
+        rc = amp_sfp_deferred_copy(s, m, todo[i].local, todo[i].len, todo[i].at);
 out:
     if (rec_type != MPI_DATATYPE_NULL)
         PMPI_Type_free(&rec_type);
+    if (piece_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&piece_type);
     amp_sfp_store_lock(m->store);
     int drc = amp_sfp_store_done(m->store);
     amp_sfp_store_unlock(m->store);
     if (rc == MPI_SUCCESS)
         rc = drc;
+    free(todo);
+    free(pieces);
     free(all);
     free(mine);
     free(counts);
