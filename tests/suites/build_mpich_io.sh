@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# build_mpich_io.sh FAMILY OUTDIR: builds MPICH's test/mpi/io (Debian's source package mpich,
-# fetched by fetch.sh into build/suites/src) with mpicc.FAMILY into OUTDIR, without MPICH's
-# configure: the tests need test/mpi/util's mtest library and an mpitestconf.h, written here
-# with the few defines they use. Rebuilds only what is out of date. Exit 77: no sources.
+# build_mpich_io.sh FAMILY OUTDIR: builds MPICH's test/mpi/io and test/mpi/errors/io (Debian's
+# source package mpich, fetched by fetch.sh into build/suites/src) with mpicc.FAMILY into
+# OUTDIR, without MPICH's configure: the tests need test/mpi/util's mtest library and an
+# mpitestconf.h, written here with the few defines they use. Rebuilds only what is out of
+# date. Exit 77: no sources.
 set -euo pipefail
 family=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +32,9 @@ for u in mtest mtest_common mtest_single; do
 done
 mtest=("$out/obj/mtest.o" "$out/obj/mtest_common.o" "$out/obj/mtest_single.o")
 for t in $(suites_programs "$here/mpich_io.list"); do
-    suites_cc "$family" "$out/$t" "$src/io/$t.c" "${mtest[@]}" -- "${cflags[@]}" "${mtest[@]}" -lm &
+    c=$src/io/$t.c
+    [ -f "$c" ] || c=$src/errors/io/$t.c
+    suites_cc "$family" "$out/$t" "$c" "${mtest[@]}" -- "${cflags[@]}" "${mtest[@]}" -lm &
     suites_throttle
 done
 wait

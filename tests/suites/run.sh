@@ -19,12 +19,15 @@
 #                                 77 when the sources cannot be fetched. Called before every run:
 #                                 it should rebuild only what is out of date.
 #   SUITE.list                    one test per line: NAME[=PROGRAM] NP [ARG...]
-#                                 PROGRAM (default NAME) is a path relative to OUTDIR; NP is
-#                                 capped at the family's rank limit, except "NP!" (exactly NP
-#                                 ranks: skipped, and said so, past the limit); "@BIN@" in an ARG stands for
-#                                 OUTDIR. "marker REGEX" (grep -E, on stdout and stderr) sets the
-#                                 success marker of the tests after it (default: the " No Errors"
-#                                 line of MPICH's and ROMIO's tests). "#" starts a comment.
+#       PROGRAM (default NAME) is a path relative to OUTDIR; NP is capped at the family's rank
+#       limit, except "NP!" (exactly NP ranks: skipped, and said so, past the limit); "@BIN@"
+#       in an ARG stands for OUTDIR. Directives, each for the tests after it:
+#         marker REGEX          the success line (grep -E, on stdout and stderr; default: the
+#                               " No Errors" line of MPICH's and ROMIO's tests)
+#         env [VAR=VALUE...]    the tests' environment variables ("env" alone: none)
+#         timeout SECONDS       the bound of each run (default AMPIO_SUITES_TIMEOUT)
+#         slow                  the tests after it run only with AMPIO_SUITES_SLOW=1
+#       "#" starts a comment.
 # docs/SUITES.md holds the two tables the runner reads, under the headings "## Native failures"
 # and "## Known ampio failures": rows "| SUITE | TEST | FAMILY | cause |", FAMILY being openmpi,
 # mpich or both (TEST may be in backquotes).
@@ -32,12 +35,15 @@
 # Environment: AMPIO_SUITES_BUILD (default build/FAMILY of the sources): the build tree, whose
 # tests/env.sh gives the launchers; programs go to its suites/SUITE. AMPIO_SUITES_TIMEOUT (120 s)
 # bounds each run. AMPIO_SUITES_MAX_NP: the rank limit (MPICH busy-polls: 2; Open MPI 4, more
-# ranks than cores allowed by env.sh). AMPIO_SUITES_KEEP=1 keeps the runs' directories.
+# ranks than cores allowed by env.sh). AMPIO_SUITES_KEEP=1 keeps the runs' directories and
+# output. AMPIO_SUITES_SLOW=1 also runs the tests marked slow. Each test's result is also
+# written to OUTDIR/results.txt ("NAME NP RESULT"). tests/suites/CMakeLists.txt makes a ctest
+# test of each suite.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 2 ]; then
-    sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 family=$1 suite=$2
@@ -99,13 +105,14 @@ run() {
     [ "$mode" = ampio ] && launcher=$AMPIO_TEST_AMPIORUN
     local t0 t1 rc
     t0=$(date +%s.%N)
-    (cd "$dir" && AMPIO_STATS="$work/$name.stats" timeout -k 10 "$limit" "$launcher" -n "$np" "$@" \
+    (cd "$dir" && AMPIO_STATS="$work/$name.stats" timeout -k 10 "$bound" \
+        env ${testenv[@]+"${testenv[@]}"} "$launcher" -n "$np" "$@" \
         >"$work/$name.$mode.out" 2>&1 </dev/null)
     rc=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        why="timed out after $limit s"
+        why="timed out after $bound s"
         return 1
     elif [ $rc -ne 0 ]; then
         why="exit $rc"
@@ -121,7 +128,7 @@ show() { # the end of a run's output
     sed 's/^/    | /' "$1" | tail -n 25
 }
 
-marker='^ *No [Ee]rrors *$'
+marker='^ *No [Ee]rrors *$' bound=$limit testenv=() slow=0
 n_pass=0 n_skip=0 n_native=0 n_xfail=0 n_fail=0 n_served=0 n_run=0
 failed="" native_failed=""
 results=$bin/results.txt
@@ -133,10 +140,28 @@ while read -r name np args; do
         marker=$(sed -n "s/^marker[[:space:]]*//p" <<<"$name $np $args")
         continue
         ;;
+    env)
+        testenv=()
+        for a in $np $args; do testenv+=("${a//@BIN@/$bin}"); done
+        continue
+        ;;
+    timeout)
+        bound=$np
+        continue
+        ;;
+    slow)
+        slow=1
+        continue
+        ;;
     esac
     prog=${name#*=}
     name=${name%%=*}
     if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
+    if [ $slow = 1 ] && [ "${AMPIO_SUITES_SLOW:-0}" != 1 ]; then
+        echo "SKIP $name: slow (AMPIO_SUITES_SLOW=1 runs it)"
+        n_skip=$((n_skip + 1))
+        continue
+    fi
     if [ "${np%!}" != "$np" ]; then
         np=${np%!}
         if [ "$np" -gt "$maxnp" ]; then
@@ -155,6 +180,8 @@ while read -r name np args; do
     run ampio "$name" "$np" "$bin/$prog" "${argv[@]}"
     arc=$? awhy=$why asecs=$secs
     [ -e "$work/$name.stats" ] && n_served=$((n_served + 1))
+    # the files of large tests must not pile up until the end
+    [ "${AMPIO_SUITES_KEEP:-0}" = 1 ] || rm -rf "$work/$name.native" "$work/$name.ampio"
     times="native $nsecs s, ampio $asecs s"
     if [ $nrc -ne 0 ]; then
         n_native=$((n_native + 1))
@@ -175,7 +202,8 @@ while read -r name np args; do
     elif [ $arc -ne 0 ]; then
         if cause=$(listed "Known ampio failures" "$name"); then
             echo "XFAIL $name np=$np: passes natively, fails under ampio ($awhy): a KNOWN ampio" \
-                "failure (docs/SUITES.md): $cause"
+                "failure (docs/SUITES.md): $cause Its output under ampio ends:"
+            tail -n 5 "$work/$name.ampio.out" | sed 's/^/    | /'
             echo "$name $np xfail" >>"$results"
             n_xfail=$((n_xfail + 1))
         else
@@ -196,10 +224,10 @@ while read -r name np args; do
 done <"$list"
 
 status=0
-if [ $n_run -eq 0 ]; then
+if [ $n_run -eq 0 ] && [ $n_skip -eq 0 ]; then
     echo "FAIL: no test of suite $suite ran"
     status=1
-elif [ $n_served -eq 0 ]; then
+elif [ $n_served -eq 0 ] && [ $# -eq 0 ]; then
     # AMPIO_STATS is written by ampio at the close of a file: none at all means ampio was not there
     echo "FAIL: no ampio run wrote statistics: ampio did not serve the suite's I/O"
     status=1
