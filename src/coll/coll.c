@@ -82,7 +82,8 @@ static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
     for (int r = 0; r < f->nprocs; r++)
         here += s->node[r] == s->node[f->rank];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    f->fs.max_write = cores > 0 && here > cores ? AMP_COLL_SHARED_CORE_WRITE : 0;
+    size_t chunk = cores > 0 && here > cores ? AMP_COLL_SHARED_CORE_WRITE : 0;
+    __atomic_store_n(&f->fs.max_write, chunk, __ATOMIC_RELAXED); /* see amp_fs_transfer */
 }
 
 int amp_coll_file_init(amp_file_t *f)
@@ -611,12 +612,13 @@ int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int
             return rc;
         }
     }
-    f->fs.call = f->fs.ncalls++; /* every rank counts every collective call: the ids agree */
+    /* every rank counts every collective call: the ids agree */
+    __atomic_store_n(&f->fs.call, f->fs.ncalls++, __ATOMIC_RELAXED);
     int rc;
     if (f->coll->owners_first[io->write])
         *agreed = amp_coll_run_owners_first(f, io, done, &rc);
     else
         rc = amp_coll_run(f, io, done);
-    f->fs.call = -1;
+    __atomic_store_n(&f->fs.call, -1LL, __ATOMIC_RELAXED);
     return rc;
 }

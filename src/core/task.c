@@ -7,8 +7,24 @@
 
 #include "core/err.h"
 #include "core/fault.h"
-#include "core/fault.h"
 #include "core/next.h"
+
+/* ThreadSanitizer follows a switch of stacks only when told (its fiber interface). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#include <sanitizer/tsan_interface.h>
+#define AMP_TASK_FIBER_NEW()   __tsan_create_fiber(0)
+#define AMP_TASK_FIBER_NOW()   __tsan_get_current_fiber()
+#define AMP_TASK_FIBER_TO(f)   __tsan_switch_to_fiber((f), 0)
+#define AMP_TASK_FIBER_FREE(f) __tsan_destroy_fiber(f)
+#endif
+#endif
+#ifndef AMP_TASK_FIBER_NEW
+#define AMP_TASK_FIBER_NEW()   NULL
+#define AMP_TASK_FIBER_NOW()   NULL
+#define AMP_TASK_FIBER_TO(f)   ((void)(f))
+#define AMP_TASK_FIBER_FREE(f) ((void)(f))
+#endif
 
 /* A task's stack. Pages are only touched as the stack grows; the lowest page is a guard. The
  * MPI library runs on it too (every MPI call a task makes), hence the generous size. */
@@ -21,6 +37,7 @@ struct amp_task {
     int (*fn)(void *);
     void *arg;
     int rc, ended;
+    void *fiber, *caller_fiber; /* ThreadSanitizer's names of the two, in its builds */
 };
 
 /* The task running on this thread, or NULL. Set by amp_task_resume only. */
@@ -66,6 +83,7 @@ int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
     makecontext(&t->ctx, amp_task_entry, 0);
     t->fn = fn;
     t->arg = arg;
+    t->fiber = AMP_TASK_FIBER_NEW();
     *out = t;
     return MPI_SUCCESS;
 }
@@ -75,7 +93,11 @@ int amp_task_resume(amp_task_t *t, int *rc)
     if (!t->ended) {
         amp_task_t *outer = amp_task_current;
         amp_task_current = t;
+        t->caller_fiber = AMP_TASK_FIBER_NOW();
+        AMP_TASK_FIBER_TO(t->fiber);
         swapcontext(&t->caller, &t->ctx);
+        if (t->ended) /* a yield named the caller's fiber itself; an end cannot */
+            AMP_TASK_FIBER_TO(t->caller_fiber);
         amp_task_current = outer;
     }
     if (t->ended && rc)
@@ -87,6 +109,8 @@ void amp_task_free(amp_task_t *t)
 {
     if (!t)
         return;
+    if (t->fiber)
+        AMP_TASK_FIBER_FREE(t->fiber);
     munmap(t->stack, t->stack_size);
     free(t);
 }
@@ -94,8 +118,10 @@ void amp_task_free(amp_task_t *t)
 __attribute__((noinline)) void amp_task_yield(void)
 {
     amp_task_t *t = amp_task_current;
-    if (t)
+    if (t) {
+        AMP_TASK_FIBER_TO(t->caller_fiber);
         swapcontext(&t->ctx, &t->caller);
+    }
 }
 
 /* ---- waits ---- */

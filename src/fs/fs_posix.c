@@ -87,6 +87,8 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
     size_t total = 0, skip = 0;
     int index = 0;
     *moved = 0;
+    /* set by a collective call on another thread while independent accesses run */
+    size_t max_write = __atomic_load_n(&fs->max_write, __ATOMIC_RELAXED);
     while (index < iovcnt) {
         struct iovec window[IOV_MAX];
         int n = iovcnt - index < IOV_MAX ? iovcnt - index : IOV_MAX;
@@ -95,8 +97,8 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
         window[0].iov_len -= skip;
         size_t want = 0;
         for (int k = 0; k < n; k++) {
-            if (write && fs->max_write > 0 && want + window[k].iov_len >= fs->max_write) {
-                window[k].iov_len = fs->max_write - want; /* the rest in the next call */
+            if (write && max_write > 0 && want + window[k].iov_len >= max_write) {
+                window[k].iov_len = max_write - want; /* the rest in the next call */
                 n = k + 1;
             }
             want += window[k].iov_len;
@@ -131,7 +133,8 @@ static int amp_fs_transfer(amp_fs_t *fs, int write, const struct iovec *iov, int
                                  want, (long long)at, fs->path);
         }
         if (fs->trace)
-            fprintf(fs->trace, "%lld %c %lld %zd\n", fs->call, write ? 'w' : 'r', (long long)at, r);
+            fprintf(fs->trace, "%lld %c %lld %zd\n", __atomic_load_n(&fs->call, __ATOMIC_RELAXED),
+                    write ? 'w' : 'r', (long long)at, r);
         total += (size_t)r;
         *moved = total;
         /* advance over the caller's buffers: a window's last one may have been cut short */

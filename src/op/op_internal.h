@@ -44,6 +44,7 @@ struct amp_op_req {
     int started;  /* the task has run its first step (collectives wait for the previous one) */
     int done;     /* ended: rc and bytes are final (read with acquire ordering) */
     int detached; /* the application freed the request: it goes when done */
+    int released; /* completed with the host: the progressing thread touches it no more */
     int rc;
     MPI_Count bytes;                          /* memory bytes moved */
     struct amp_op_req *next_file;             /* the file's queue of collective accesses */

@@ -137,11 +137,16 @@ static amp_op_req_t *amp_op_complete(amp_op_req_t *completed)
         completed = q->next_done;
         if (q->greq == MPI_REQUEST_NULL)
             continue;
-        PMPI_Grequest_complete(q->greq);
+        /* once complete, a request the application still holds is the waiting thread's to
+         * free: nothing of it is touched after; `released` tells that thread so (the host's
+         * own ordering of the completion is invisible to checkers such as ThreadSanitizer) */
+        MPI_Request greq = q->greq;
         if (q->detached) {
             q->next_done = detached;
             detached = q;
         }
+        __atomic_store_n(&q->released, 1, __ATOMIC_RELEASE);
+        PMPI_Grequest_complete(greq);
     }
     return detached;
 }

@@ -30,6 +30,9 @@ void amp_op_wrap_end(void)
 int amp_op_greq_query(void *extra, MPI_Status *status)
 {
     amp_op_req_t *q = extra;
+    /* the host saw the request complete: pairs with the release in amp_op_complete, after
+     * which the progressing thread's writes (rc, bytes) are seen here */
+    (void)__atomic_load_n(&q->released, __ATOMIC_ACQUIRE);
     int rc = amp_op_wrapping ? MPI_SUCCESS : q->rc;
     amp_op_status(status, q->rc == MPI_SUCCESS ? q->bytes : 0);
     status->MPI_SOURCE = MPI_UNDEFINED;
@@ -41,6 +44,7 @@ int amp_op_greq_query(void *extra, MPI_Status *status)
 int amp_op_greq_free(void *extra)
 {
     amp_op_req_t *q = extra;
+    (void)__atomic_load_n(&q->released, __ATOMIC_ACQUIRE); /* as in amp_op_greq_query */
     amp_op_req_unlink(q);
     if (amp_op_wrapping) {
         q->next_done = amp_op_freed;
