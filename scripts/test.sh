@@ -24,6 +24,10 @@ done
 # AddressSanitizer and UndefinedBehaviorSanitizer builds, the fuzzers (docs/TESTING.md)
 if [ $# -eq 0 ]; then
     bash tests/sanitize/check.sh || status=1
+    # valgrind memcheck on a subset of the MPI tests (docs/TESTING.md)
+    for family in openmpi mpich; do
+        bash tests/sanitize/valgrind.sh "build/$family" || status=1
+    done
 fi
 if [ -n "$cluster_note" ]; then echo "test: NOTE: $cluster_note"; fi
 exit $status

@@ -19,6 +19,18 @@
 #define AMP_TASK_FIBER_FREE(f) __tsan_destroy_fiber(f)
 #endif
 #endif
+/* valgrind follows a task's stack only when told where it is (a no-op outside valgrind). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define AMP_TASK_STACK_NEW(lo, hi) VALGRIND_STACK_REGISTER((lo), (hi))
+#define AMP_TASK_STACK_FREE(id)    VALGRIND_STACK_DEREGISTER(id)
+#endif
+#endif
+#ifndef AMP_TASK_STACK_NEW
+#define AMP_TASK_STACK_NEW(lo, hi) 0u
+#define AMP_TASK_STACK_FREE(id)    ((void)(id))
+#endif
 #ifndef AMP_TASK_FIBER_NEW
 #define AMP_TASK_FIBER_NEW()   NULL
 #define AMP_TASK_FIBER_NOW()   NULL
@@ -38,6 +50,7 @@ struct amp_task {
     void *arg;
     int rc, ended;
     void *fiber, *caller_fiber; /* ThreadSanitizer's names of the two, in its builds */
+    unsigned stack_id;          /* valgrind's */
 };
 
 /* The task running on this thread, or NULL. Set by amp_task_resume only. */
@@ -84,6 +97,7 @@ int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
     t->fn = fn;
     t->arg = arg;
     t->fiber = AMP_TASK_FIBER_NEW();
+    t->stack_id = AMP_TASK_STACK_NEW((char *)t->stack, (char *)t->stack + t->stack_size);
     *out = t;
     return MPI_SUCCESS;
 }
@@ -111,6 +125,7 @@ void amp_task_free(amp_task_t *t)
         return;
     if (t->fiber)
         AMP_TASK_FIBER_FREE(t->fiber);
+    AMP_TASK_STACK_FREE(t->stack_id);
     munmap(t->stack, t->stack_size);
     free(t);
 }
