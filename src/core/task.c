@@ -187,79 +187,73 @@ static int amp_task_finish(int rc, MPI_Request *req)
     return rc == MPI_SUCCESS ? amp_task_wait_raw(req, MPI_STATUS_IGNORE) : rc;
 }
 
+/* Outside a task the blocking collective; inside, its nonblocking form `start` (which posts
+ * `req`), waited for with a yield per unfinished step. */
+#define AMP_TASK_COLLECTIVE(blocking, start)                                                       \
+    do {                                                                                           \
+        if (!amp_task_current)                                                                     \
+            return blocking;                                                                       \
+        MPI_Request req;                                                                           \
+        return amp_task_finish(start, &req);                                                       \
+    } while (0)
+
 static int amp_task_allreduce_raw(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
                                   MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Allreduce(in, out, n, type, op, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Iallreduce(in, out, n, type, op, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Allreduce(in, out, n, type, op, comm),
+                        PMPI_Iallreduce(in, out, n, type, op, comm, &req));
 }
 
 static int amp_task_allgather_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
                                   MPI_Datatype out_type, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Allgather(in, n, type, out, m, out_type, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Iallgather(in, n, type, out, m, out_type, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Allgather(in, n, type, out, m, out_type, comm),
+                        PMPI_Iallgather(in, n, type, out, m, out_type, comm, &req));
 }
 
 static int amp_task_gather_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
                                MPI_Datatype out_type, int root, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Gather(in, n, type, out, m, out_type, root, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Igather(in, n, type, out, m, out_type, root, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Gather(in, n, type, out, m, out_type, root, comm),
+                        PMPI_Igather(in, n, type, out, m, out_type, root, comm, &req));
 }
 
 static int amp_task_gatherv_raw(const void *in, int n, MPI_Datatype type, void *out,
                                 const int *counts, const int *displs, MPI_Datatype out_type,
                                 int root, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Gatherv(in, n, type, out, counts, displs, out_type, root, comm);
-    MPI_Request req;
-    return amp_task_finish(
-        PMPI_Igatherv(in, n, type, out, counts, displs, out_type, root, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(
+        PMPI_Gatherv(in, n, type, out, counts, displs, out_type, root, comm),
+        PMPI_Igatherv(in, n, type, out, counts, displs, out_type, root, comm, &req));
 }
 
 static int amp_task_scatter_raw(const void *in, int n, MPI_Datatype type, void *out, int m,
                                 MPI_Datatype out_type, int root, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Scatter(in, n, type, out, m, out_type, root, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Iscatter(in, n, type, out, m, out_type, root, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Scatter(in, n, type, out, m, out_type, root, comm),
+                        PMPI_Iscatter(in, n, type, out, m, out_type, root, comm, &req));
 }
 
 static int amp_task_scatterv_raw(const void *in, const int *counts, const int *displs,
                                  MPI_Datatype type, void *out, int m, MPI_Datatype out_type,
                                  int root, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Scatterv(in, counts, displs, type, out, m, out_type, root, comm);
-    MPI_Request req;
-    return amp_task_finish(
-        PMPI_Iscatterv(in, counts, displs, type, out, m, out_type, root, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(
+        PMPI_Scatterv(in, counts, displs, type, out, m, out_type, root, comm),
+        PMPI_Iscatterv(in, counts, displs, type, out, m, out_type, root, comm, &req));
 }
 
 static int amp_task_bcast_raw(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Bcast(buf, n, type, root, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Ibcast(buf, n, type, root, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Bcast(buf, n, type, root, comm),
+                        PMPI_Ibcast(buf, n, type, root, comm, &req));
 }
 
 static int amp_task_scan_raw(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm)
 {
-    if (!amp_task_current)
-        return PMPI_Scan(in, out, n, type, op, comm);
-    MPI_Request req;
-    return amp_task_finish(PMPI_Iscan(in, out, n, type, op, comm, &req), &req);
+    AMP_TASK_COLLECTIVE(PMPI_Scan(in, out, n, type, op, comm),
+                        PMPI_Iscan(in, out, n, type, op, comm, &req));
 }
 
 /* ---- the waits of the protocols, where a communication fault may be injected ---- */
