@@ -13,18 +13,22 @@ prog=$build/bench/ampio-bench-overlap
 reps=${REPS:-3}
 args=(--mib "$mib" --reps "$reps")
 # one launch per operation: Open MPI's ROMIO 3.2.1 crashes in some of them (reported as
-# missing rows)
+# missing rows). With AMPIO_CLUSTER=1 every launch runs on the emulated cluster (ampiorun
+# --cluster; DIR on its CephFS, e.g. /mnt/ampio-cephfs/bench), the natives through ampiorun
+# --native.
+native=("$AMPIO_TEST_MPIEXEC")
+[ "${AMPIO_CLUSTER:-0}" = 1 ] && native=("$AMPIO_TEST_AMPIORUN" --native)
 for round in $(seq "$rounds"); do
     for op in iwrite_all iread_all iwrite_at; do
         a=("${args[@]}" --ops "$op")
         "$AMPIO_TEST_AMPIORUN" -n "$np" "$prog" "$dir" ampio "${a[@]}" --thread single || true
         "$AMPIO_TEST_AMPIORUN" -n "$np" "$prog" "$dir" ampio-mt "${a[@]}" --thread multiple || true
         if [ "$family" = openmpi ]; then
-            "$AMPIO_TEST_MPIEXEC" -n "$np" "$prog" "$dir" ompio "${a[@]}" || true
-            "$AMPIO_TEST_MPIEXEC" --mca io romio321 -n "$np" "$prog" "$dir" romio "${a[@]}" ||
+            "${native[@]}" -n "$np" "$prog" "$dir" ompio "${a[@]}" || true
+            "${native[@]}" --mca io romio321 -n "$np" "$prog" "$dir" romio "${a[@]}" ||
                 echo "crashed romio $op"
         else
-            "$AMPIO_TEST_MPIEXEC" -n "$np" "$prog" "$dir" romio "${a[@]}" || true
+            "${native[@]}" -n "$np" "$prog" "$dir" romio "${a[@]}" || true
         fi
     done
 done 2>/dev/null | python3 -c '
