@@ -13,9 +13,12 @@ suites_fetch() {
     echo "$dir"
 }
 
-# suites_programs LIST: the programs a suite's list runs (NAME, or PROGRAM of NAME=PROGRAM)
+# suites_programs LIST: the programs a suite's list runs (NAME, or the PROGRAMs of
+# NAME=PROGRAM[+PROGRAM...]); directive lines are not tests
 suites_programs() {
-    awk '$1 !~ /^#/ && $1 != "marker" && NF >= 2 { n = split($1, p, "="); print p[n] }' "$1" | sort -u
+    awk '$1 !~ /^#/ && $1 !~ /^(marker|env|timeout|slow)$/ && NF >= 2 {
+        n = split($1, p, "="); k = split(p[n], q, "+"); for (i = 1; i <= k; i++) print q[i] }' "$1" |
+        sort -u
 }
 
 # suites_write FILE: stdin into FILE, leaving FILE (and its time) alone when unchanged

@@ -19,9 +19,11 @@
 #                                 77 when the sources cannot be fetched. Called before every run:
 #                                 it should rebuild only what is out of date.
 #   SUITE.list                    one test per line: NAME[=PROGRAM] NP [ARG...]
-#       PROGRAM (default NAME) is a path relative to OUTDIR; NP is capped at the family's rank
-#       limit, except "NP!" (exactly NP ranks: skipped, and said so, past the limit); "@BIN@"
-#       in an ARG stands for OUTDIR. Directives, each for the tests after it:
+#       PROGRAM (default NAME) is a path relative to OUTDIR, or several joined by "+" (P1+P2:
+#       P2 runs after P1, in the same directory, on the same NP and ARGs, to read P1's files;
+#       each must pass, the marker is sought in their joint output); NP is capped at the
+#       family's rank limit, except "NP!" (exactly NP ranks: skipped, and said so, past the
+#       limit); "@BIN@" in an ARG stands for OUTDIR. Directives, each for the tests after it:
 #         marker REGEX          the success line (grep -E, on stdout and stderr; default: the
 #                               " No Errors" line of MPICH's and ROMIO's tests)
 #         env [VAR=VALUE...]    the tests' environment variables ("env" alone: none)
@@ -43,7 +45,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 2 ]; then
-    sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 family=$1 suite=$2
@@ -96,19 +98,24 @@ tmp=${AMPIO_TEST_TMP:-${TMPDIR:-/tmp}}
 work=$(mktemp -d "$tmp/ampio-suite-$suite.XXXXXX")
 [ "${AMPIO_SUITES_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
-# run MODE NAME NP PROGRAM ARGS...: one run in its own directory; its status is the result
+# run MODE NAME NP PROGRAMS ARGS...: one run in its own directory, PROGRAMS ("+" between
+# them) one after the other; its status is the result
 run() {
-    local mode=$1 name=$2 np=$3
-    shift 3
-    local dir=$work/$name.$mode launcher=$AMPIO_TEST_MPIEXEC
+    local mode=$1 name=$2 np=$3 progs=$4
+    shift 4
+    local dir=$work/$name.$mode launcher=$AMPIO_TEST_MPIEXEC p
     mkdir -p "$dir"
     [ "$mode" = ampio ] && launcher=$AMPIO_TEST_AMPIORUN
     local t0 t1 rc
     t0=$(date +%s.%N)
-    (cd "$dir" && AMPIO_STATS="$work/$name.stats" timeout -k 10 "$bound" \
-        env ${testenv[@]+"${testenv[@]}"} "$launcher" -n "$np" "$@" \
-        >"$work/$name.$mode.out" 2>&1 </dev/null)
-    rc=$?
+    : >"$work/$name.$mode.out"
+    for p in ${progs//+/ }; do
+        (cd "$dir" && AMPIO_STATS="$work/$name.stats" timeout -k 10 "$bound" \
+            env ${testenv[@]+"${testenv[@]}"} "$launcher" -n "$np" "$bin/$p" "$@" \
+            >>"$work/$name.$mode.out" 2>&1 </dev/null)
+        rc=$?
+        [ $rc -eq 0 ] || break
+    done
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
@@ -174,10 +181,10 @@ while read -r name np args; do
     argv=()
     for a in $args; do argv+=("${a//@BIN@/$bin}"); done
     n_run=$((n_run + 1))
-    run native "$name" "$np" "$bin/$prog" "${argv[@]}"
+    run native "$name" "$np" "$prog" "${argv[@]}"
     nrc=$? nwhy=$why nsecs=$secs
     rm -f "$work/$name.stats"
-    run ampio "$name" "$np" "$bin/$prog" "${argv[@]}"
+    run ampio "$name" "$np" "$prog" "${argv[@]}"
     arc=$? awhy=$why asecs=$secs
     [ -e "$work/$name.stats" ] && n_served=$((n_served + 1))
     # the files of large tests must not pile up until the end

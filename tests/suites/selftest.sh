@@ -3,7 +3,8 @@
 # script that passes or fails natively or under ampio (it sees libampio.so in LD_PRELOAD) as
 # its argument says, launched through BUILD's tests/env.sh like any suite: a pass, a listed and
 # an unlisted native failure, a known and an unknown ampio failure, a missing success line, a
-# skipped test, a timeout, the env directive and a fresh directory per run.
+# skipped test, a timeout, the env directive, a fresh directory per run and programs chained
+# in one directory (P1+P2).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$1" && pwd)
@@ -32,6 +33,12 @@ esac
 echo " No Errors"
 EOT
 chmod +x "$2/t"
+cat >"$2/t2" <<'EOT'
+#!/bin/sh
+[ -e leftover ] || { echo "not in the directory of the program before"; exit 6; }
+echo "second"
+EOT
+chmod +x "$2/t2"
 EOF
 cat >"$tmp/tests/suites/fake.list" <<'EOF'
 pass=t 1 pass
@@ -41,6 +48,8 @@ known=t 1 fail-ampio
 unknown=t 1 fail-ampio
 no_line=t 1 no-line-ampio
 exact=t 3! pass
+chain=t+t2 1 pass
+chain_fresh=t+t 1 pass
 env FOO=@BIN@/x
 env=t 1 env @BIN@/x
 env
@@ -83,6 +92,8 @@ expect 1 '^FAIL unknown np=1: passes natively, fails under ampio \(exit 3' unkno
 expect 1 '^FAIL no_line np=1: passes natively, fails under ampio \(no line matching' no_line
 expect 0 '^SKIP exact: needs exactly 3 ranks' exact
 expect 0 '^PASS env np=1' env
+expect 0 '^PASS chain np=1' chain
+expect 1 '^FAIL chain_fresh np=1: fails natively \(exit 4\)' chain_fresh
 expect 1 '^FAIL slow_run np=1: fails natively \(timed out after 2 s\)' slow_run
 expect 1 'suite fake on .*: 7 tests, 2 passed' pass native native_unlisted known unknown no_line exact env
 exit $status
