@@ -29,6 +29,11 @@
 #         env [VAR=VALUE...]    the tests' environment variables ("env" alone: none)
 #         timeout SECONDS       the bound of each run (default AMPIO_SUITES_TIMEOUT)
 #         slow                  the tests after it run only with AMPIO_SUITES_SLOW=1
+#         compare [CMD...]      when a test passes both ways, the files of the two runs'
+#                               directories must be the same: byte for byte, or else to
+#                               CMD NATIVE-FILE AMPIO-FILE (exit 0; run natively, in @BIN@'s
+#                               stead ARGs as above), e.g. a format's own comparison tool;
+#                               "compare" alone: no comparison (the default)
 #       "#" starts a comment.
 # docs/SUITES.md holds the two tables the runner reads, under the headings "## Native failures"
 # and "## Known ampio failures": rows "| SUITE | TEST | FAMILY | cause |", FAMILY being openmpi,
@@ -45,7 +50,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 2 ]; then
-    sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 family=$1 suite=$2
@@ -131,11 +136,32 @@ run() {
     why=""
     return 0
 }
+# same: the files of NAME's native and ampio runs are the same (the compare directive); else
+# sets why
+same() {
+    local name=$1 f base
+    for f in "$work/$name.native"/* "$work/$name.ampio"/*; do
+        [ -f "$f" ] || continue
+        base=$(basename "$f")
+        if [ ! -f "$work/$name.native/$base" ] || [ ! -f "$work/$name.ampio/$base" ]; then
+            why="$base written by one run only"
+            return 1
+        fi
+        cmp -s "$work/$name.native/$base" "$work/$name.ampio/$base" && continue
+        if ! (cd "$work" && timeout -k 10 "$bound" "${compare[@]}" "$work/$name.native/$base" \
+            "$work/$name.ampio/$base" >"$work/$name.compare.out" 2>&1 </dev/null); then
+            why="$base differs from the native run's, to ${compare[0]}: $(tail -n 3 \
+                "$work/$name.compare.out" | tr '\n' ' ')"
+            return 1
+        fi
+    done
+    return 0
+}
 show() { # the end of a run's output
     sed 's/^/    | /' "$1" | tail -n 25
 }
 
-marker='^ *No [Ee]rrors *$' bound=$limit testenv=() slow=0
+marker='^ *No [Ee]rrors *$' bound=$limit testenv=() slow=0 compare=()
 n_pass=0 n_skip=0 n_native=0 n_xfail=0 n_fail=0 n_served=0 n_run=0
 failed="" native_failed=""
 results=$bin/results.txt
@@ -158,6 +184,11 @@ while read -r name np args; do
         ;;
     slow)
         slow=1
+        continue
+        ;;
+    compare)
+        compare=()
+        for a in $np $args; do compare+=("${a//@BIN@/$bin}"); done
         continue
         ;;
     esac
@@ -186,6 +217,9 @@ while read -r name np args; do
     rm -f "$work/$name.stats"
     run ampio "$name" "$np" "$prog" "${argv[@]}"
     arc=$? awhy=$why asecs=$secs
+    if [ $nrc -eq 0 ] && [ $arc -eq 0 ] && [ ${#compare[@]} -gt 0 ] && ! same "$name"; then
+        arc=1 awhy=$why
+    fi
     [ -e "$work/$name.stats" ] && n_served=$((n_served + 1))
     # the files of large tests must not pile up until the end
     [ "${AMPIO_SUITES_KEEP:-0}" = 1 ] || rm -rf "$work/$name.native" "$work/$name.ampio"

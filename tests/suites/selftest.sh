@@ -3,8 +3,8 @@
 # script that passes or fails natively or under ampio (it sees libampio.so in LD_PRELOAD) as
 # its argument says, launched through BUILD's tests/env.sh like any suite: a pass, a listed and
 # an unlisted native failure, a known and an unknown ampio failure, a missing success line, a
-# skipped test, a timeout, the env directive, a fresh directory per run and programs chained
-# in one directory (P1+P2).
+# skipped test, a timeout, the env directive, a fresh directory per run, programs chained
+# in one directory (P1+P2) and the comparison of the runs' files (compare).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$1" && pwd)
@@ -28,6 +28,8 @@ fail-native) [ $under = 1 ] || exit 3 ;;
 fail-ampio) [ $under = 0 ] || exit 3 ;;
 no-line-ampio) [ $under = 0 ] || exit 0 ;;
 env) [ "${FOO:-}" = "$2" ] || exit 5 ;;
+write-same) echo x >data ;;
+write-diff) echo $under >data ;;
 sleep) sleep 30 ;;
 esac
 echo " No Errors"
@@ -50,6 +52,12 @@ no_line=t 1 no-line-ampio
 exact=t 3! pass
 chain=t+t2 1 pass
 chain_fresh=t+t 1 pass
+compare false
+same_bytes=t 1 write-same
+differ=t 1 write-diff
+compare true
+differ_tool_same=t 1 write-diff
+compare
 env FOO=@BIN@/x
 env=t 1 env @BIN@/x
 env
@@ -94,6 +102,9 @@ expect 0 '^SKIP exact: needs exactly 3 ranks' exact
 expect 0 '^PASS env np=1' env
 expect 0 '^PASS chain np=1' chain
 expect 1 '^FAIL chain_fresh np=1: fails natively \(exit 4\)' chain_fresh
+expect 0 '^PASS same_bytes np=1' same_bytes
+expect 1 '^FAIL differ np=1: passes natively, fails under ampio \(data differs from the native run.s, to false' differ
+expect 0 '^PASS differ_tool_same np=1' differ_tool_same
 expect 1 '^FAIL slow_run np=1: fails natively \(timed out after 2 s\)' slow_run
 expect 1 'suite fake on .*: 7 tests, 2 passed' pass native native_unlisted known unknown no_line exact env
 exit $status
