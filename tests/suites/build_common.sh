@@ -14,10 +14,11 @@ suites_fetch() {
 }
 
 # suites_programs LIST: the programs a suite's list runs (NAME, or the PROGRAMs of
-# NAME=PROGRAM[+PROGRAM...]); directive lines are not tests
+# NAME=PROGRAM[+PROGRAM...], without the - of those whose exit is not judged); directive lines
+# are not tests
 suites_programs() {
     awk '$1 !~ /^#/ && $1 !~ /^(marker|env|timeout|slow|compare)$/ && NF >= 2 {
-        n = split($1, p, "="); k = split(p[n], q, "+"); for (i = 1; i <= k; i++) print q[i] }' "$1" |
+        n = split($1, p, "="); k = split(p[n], q, "+"); for (i = 1; i <= k; i++) { sub(/^-/, "", q[i]); print q[i] } }' "$1" |
         sort -u
 }
 

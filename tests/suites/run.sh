@@ -21,9 +21,10 @@
 #   SUITE.list                    one test per line: NAME[=PROGRAM] NP [ARG...]
 #       PROGRAM (default NAME) is a path relative to OUTDIR, or several joined by "+" (P1+P2:
 #       P2 runs after P1, in the same directory, on the same NP and ARGs, to read P1's files;
-#       each must pass, the marker is sought in their joint output); NP is capped at the
-#       family's rank limit, except "NP!" (exactly NP ranks: skipped, and said so, past the
-#       limit); "@BIN@" in an ARG stands for OUTDIR. Directives, each for the tests after it:
+#       each must pass, but one written -P, whose exit status is not judged, as for a program
+#       that exits without MPI_Finalize on purpose; the marker is sought in their joint
+#       output); NP is capped at the family's rank limit, except "NP!" (exactly NP ranks:
+#       skipped, and said so, past the limit); "@BIN@" in an ARG stands for OUTDIR. Directives, each for the tests after it:
 #         marker REGEX          the success line (grep -E, on stdout and stderr; default: the
 #                               " No Errors" line of MPICH's and ROMIO's tests)
 #         env [VAR=VALUE...]    the tests' environment variables ("env" alone: none)
@@ -50,7 +51,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ $# -lt 2 ]; then
-    sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 family=$1 suite=$2
@@ -116,9 +117,11 @@ run() {
     : >"$work/$name.$mode.out"
     for p in ${progs//+/ }; do
         (cd "$dir" && AMPIO_STATS="$work/$name.stats" timeout -k 10 "$bound" \
-            env ${testenv[@]+"${testenv[@]}"} "$launcher" -n "$np" "$bin/$p" "$@" \
+            env ${testenv[@]+"${testenv[@]}"} "$launcher" -n "$np" "$bin/${p#-}" "$@" \
             >>"$work/$name.$mode.out" 2>&1 </dev/null)
         rc=$?
+        # -P: any exit but a timeout's
+        [ "${p#-}" = "$p" ] || [ $rc -eq 124 ] || [ $rc -eq 137 ] || rc=0
         [ $rc -eq 0 ] || break
     done
     t1=$(date +%s.%N)

@@ -31,6 +31,7 @@ env) [ "${FOO:-}" = "$2" ] || exit 5 ;;
 write-same) echo x >data ;;
 write-diff) echo $under >data ;;
 sleep) sleep 30 ;;
+fail-always) exit 3 ;;
 esac
 echo " No Errors"
 EOT
@@ -38,7 +39,7 @@ chmod +x "$2/t"
 cat >"$2/t2" <<'EOT'
 #!/bin/sh
 [ -e leftover ] || { echo "not in the directory of the program before"; exit 6; }
-echo "second"
+echo " No Errors"
 EOT
 chmod +x "$2/t2"
 EOF
@@ -52,6 +53,8 @@ no_line=t 1 no-line-ampio
 exact=t 3! pass
 chain=t+t2 1 pass
 chain_fresh=t+t 1 pass
+chain_unjudged=-t+t2 1 fail-always
+chain_judged=t+t2 1 fail-always
 compare false
 same_bytes=t 1 write-same
 differ=t 1 write-diff
@@ -102,6 +105,8 @@ expect 0 '^SKIP exact: needs exactly 3 ranks' exact
 expect 0 '^PASS env np=1' env
 expect 0 '^PASS chain np=1' chain
 expect 1 '^FAIL chain_fresh np=1: fails natively \(exit 4\)' chain_fresh
+expect 0 '^PASS chain_unjudged np=1' chain_unjudged
+expect 1 '^FAIL chain_judged np=1: fails natively \(exit 3\)' chain_judged
 expect 0 '^PASS same_bytes np=1' same_bytes
 expect 1 '^FAIL differ np=1: passes natively, fails under ampio \(data differs from the native run.s, to false' differ
 expect 0 '^PASS differ_tool_same np=1' differ_tool_same
