@@ -173,7 +173,7 @@ while read -r name np args; do
     case $name in
     "" | "#"*) continue ;;
     marker)
-        marker=$(sed -n "s/^marker[[:space:]]*//p" <<<"$name $np $args")
+        marker="$np${args:+ $args}"
         continue
         ;;
     env)

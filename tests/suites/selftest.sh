@@ -51,6 +51,9 @@ known=t 1 fail-ampio
 unknown=t 1 fail-ampio
 no_line=t 1 no-line-ampio
 exact=t 3! pass
+marker Errors$
+one_word_marker=t 1 pass
+marker ^ *No [Ee]rrors *$
 chain=t+t2 1 pass
 chain_fresh=t+t 1 pass
 chain_unjudged=-t+t2 1 fail-always
@@ -103,6 +106,7 @@ expect 1 '^FAIL unknown np=1: passes natively, fails under ampio \(exit 3' unkno
 expect 1 '^FAIL no_line np=1: passes natively, fails under ampio \(no line matching' no_line
 expect 0 '^SKIP exact: needs exactly 3 ranks' exact
 expect 0 '^PASS env np=1' env
+expect 0 '^PASS one_word_marker np=1' one_word_marker
 expect 0 '^PASS chain np=1' chain
 expect 1 '^FAIL chain_fresh np=1: fails natively \(exit 4\)' chain_fresh
 expect 0 '^PASS chain_unjudged np=1' chain_unjudged
