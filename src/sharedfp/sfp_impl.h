@@ -64,6 +64,9 @@ int amp_sfp_side_open(const char *name, int how, int flags, int *fd);
  * written and synced, then linked to `name`, so that no client ever sees it shorter. Where a
  * client caches sizes (FUSE), a read past a size it saw once returns nothing however the file
  * grew since. */
+/* Reads (or writes) up to `len` bytes at `off`, retrying after signals and short transfers: the
+ * bytes moved, fewer only at the end of the file for a read, or -1 with errno set. */
+ssize_t amp_sfp_side_io(int write, int fd, void *buf, size_t len, off_t off);
 int amp_sfp_side_open_filled(const char *name, int flags, const void *init, size_t len, int *fd);
 
 #endif

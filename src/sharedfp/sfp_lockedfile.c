@@ -84,39 +84,12 @@ static int amp_sfp_locked_fcntl(int fd, short type)
     return MPI_SUCCESS;
 }
 
-/* Reads (or writes) up to `len` bytes at offset 0, retrying after signals and short transfers;
- * the bytes moved, fewer only at the end of the file, or -1 with errno set. */
-static ssize_t amp_sfp_locked_io(int write, int fd, void *buf, size_t len)
-{
-    size_t done = 0;
-    while (done < len) {
-        int fault = amp_fault_fs(1);
-        size_t ask = fault == AMP_FAULT_SHORT && len - done > 1 ? (len - done) / 2 : len - done;
-        ssize_t n = fault > 0 ? (errno = fault, -1)
-                    : write   ? pwrite(fd, (char *)buf + done, ask, (off_t)done)
-                              : pread(fd, (char *)buf + done, ask, (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0) {
-            if (write) {
-                errno = ENOSPC;
-                return -1;
-            }
-            break;
-        }
-        done += (size_t)n;
-    }
-    return (ssize_t)done;
-}
-
 /* Reads the pointer (0 when nobody wrote it yet); returns the bytes read or -1. */
 static ssize_t amp_sfp_locked_read(amp_sfp_locked_t *m, MPI_Offset *value)
 {
     MPI_Offset *from = m->block ? m->block : value;
     ssize_t got =
-        amp_sfp_locked_io(0, m->fd, from, m->block ? AMP_SFP_LOCKED_BLOCK : sizeof(*value));
+        amp_sfp_side_io(0, m->fd, from, m->block ? AMP_SFP_LOCKED_BLOCK : sizeof(*value), 0);
     *value = got >= (ssize_t)sizeof(*value) ? *from : 0;
     return got;
 }
@@ -124,9 +97,9 @@ static ssize_t amp_sfp_locked_read(amp_sfp_locked_t *m, MPI_Offset *value)
 static int amp_sfp_locked_write(amp_sfp_locked_t *m, MPI_Offset value)
 {
     if (!m->block)
-        return amp_sfp_locked_io(1, m->fd, &value, sizeof(value)) == (ssize_t)sizeof(value);
+        return amp_sfp_side_io(1, m->fd, &value, sizeof(value), 0) == (ssize_t)sizeof(value);
     m->block[0] = value;
-    return amp_sfp_locked_io(1, m->fd, m->block, AMP_SFP_LOCKED_BLOCK) == AMP_SFP_LOCKED_BLOCK;
+    return amp_sfp_side_io(1, m->fd, m->block, AMP_SFP_LOCKED_BLOCK, 0) == AMP_SFP_LOCKED_BLOCK;
 }
 
 /* Runs one read-modify-write: value' = replace ? arg : value + arg. `create` says whether a

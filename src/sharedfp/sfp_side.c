@@ -90,24 +90,29 @@ int amp_sfp_side_open(const char *name, int how, int flags, int *fd)
     return MPI_SUCCESS;
 }
 
-/* Writes all of `init` at offset 0 and makes it durable; 0 or -1 with errno set. */
-static int amp_sfp_side_fill(int fd, const void *init, size_t len)
+ssize_t amp_sfp_side_io(int write, int fd, void *buf, size_t len, off_t off)
 {
     size_t done = 0;
     while (done < len) {
         int fault = amp_fault_fs(1);
+        size_t ask = fault == AMP_FAULT_SHORT && len - done > 1 ? (len - done) / 2 : len - done;
         ssize_t n = fault > 0 ? (errno = fault, -1)
-                              : pwrite(fd, (const char *)init + done, len - done, (off_t)done);
+                    : write   ? pwrite(fd, (char *)buf + done, ask, off + (off_t)done)
+                              : pread(fd, (char *)buf + done, ask, off + (off_t)done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = ENOSPC;
+        if (n < 0)
             return -1;
+        if (n == 0) {
+            if (write) {
+                errno = ENOSPC;
+                return -1;
+            }
+            break;
         }
         done += (size_t)n;
     }
-    return fsync(fd);
+    return (ssize_t)done;
 }
 
 int amp_sfp_side_open_filled(const char *name, int flags, const void *init, size_t len, int *fd)
@@ -132,7 +137,7 @@ int amp_sfp_side_open_filled(const char *name, int flags, const void *init, size
     int made = *fd >= 0;
     if (!made) {
         rc = amp_err_errno(errno, "cannot create the shared file pointer side file \"%s\"", tmp);
-    } else if (amp_sfp_side_fill(*fd, init, len) != 0) {
+    } else if (amp_sfp_side_io(1, *fd, (void *)init, len, 0) != (ssize_t)len || fsync(*fd) != 0) {
         rc = amp_err_errno(errno, "cannot write the shared file pointer side file \"%s\"", tmp);
     } else if (link(tmp, name) != 0) {
         int err = errno;

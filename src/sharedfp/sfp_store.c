@@ -68,23 +68,13 @@ void amp_sfp_store_unlock(amp_sfp_store_t *st)
     pthread_mutex_unlock(&st->mutex);
 }
 
-/* All `len` bytes, or an error: side files are local and short transfers only mean EINTR. */
+/* All `len` bytes, or an error. */
 static int amp_sfp_full_io(int write, int fd, void *buf, size_t len, off_t off)
 {
-    char *p = buf;
-    while (len > 0) {
-        int fault = amp_fault_fs(1);
-        size_t ask = fault == AMP_FAULT_SHORT && len > 1 ? len / 2 : len;
-        ssize_t n = fault > 0 ? (errno = fault, -1)
-                    : write   ? pwrite(fd, p, ask, off)
-                              : pread(fd, p, ask, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return amp_err_errno(n < 0 ? errno : EIO, "cannot %s a shared file pointer side file",
-                                 write ? "write" : "read");
-        p += n, len -= (size_t)n, off += n;
-    }
+    ssize_t n = amp_sfp_side_io(write, fd, buf, len, off);
+    if (n != (ssize_t)len)
+        return amp_err_errno(n < 0 ? errno : EIO, "cannot %s a shared file pointer side file",
+                             write ? "write" : "read");
     return MPI_SUCCESS;
 }
 
