@@ -12,7 +12,11 @@
  * With --variant LABEL:key=value[,key=value...] (repeated), every repetition runs each variant,
  * its hints added to the file's, in an order drawn anew for every repetition: configurations
  * compared in one launch share its conditions (here launches differ by up to 2x), and none is
- * always first or last. The exit status is 1 when any data were wrong. Linked with the host MPI
+ * always first or last. With --cold-reads every rank drops its node's cached pages of the file
+ * (its own file, for file-per-process) before each timed read, untimed, as a restart by a new
+ * job finds them; otherwise the write's check has just read the file through that cache, which
+ * an implementation that must drop it (ampio where clients' caches are not coherent) cannot
+ * use. The exit status is 1 when any data were wrong. Linked with the host MPI
  * only: ampio comes in through LD_PRELOAD (ampiorun). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -35,7 +39,7 @@ typedef struct {
 
 typedef struct {
     const char *patterns, *op, *dir;
-    int reps, keep, no_warmup, nvariants, seed;
+    int reps, keep, no_warmup, cold_reads, nvariants, seed;
     MPI_Info info;
     variant_t variants[MAX_VARIANTS];
     bench_params_t p;
@@ -64,7 +68,7 @@ static void usage(void)
     if (rank == 0)
         printf(
             "usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
-            "  [--reps N] [--keep] [--no-warmup] [--hint key=value]...\n"
+            "  [--reps N] [--keep] [--no-warmup] [--cold-reads] [--hint key=value]...\n"
             "  [--variant LABEL:key=value[,key=value...]]... [--seed N (order of the variants)]\n"
             "  (--variant file-per-process: each rank its own file, POSIX calls;\n"
             "   --variant limit: the shared file by the best hand-written code, bench_limit.c)\n"
@@ -194,8 +198,12 @@ static void parse(int argc, char **argv, options_t *o)
             MPI_Finalize();
             exit(0);
         }
-        if (strcmp(name, "keep") == 0 || strcmp(name, "no-warmup") == 0) {
-            *(strcmp(name, "keep") == 0 ? &o->keep : &o->no_warmup) = 1;
+        int *flag = strcmp(name, "keep") == 0         ? &o->keep
+                    : strcmp(name, "no-warmup") == 0  ? &o->no_warmup
+                    : strcmp(name, "cold-reads") == 0 ? &o->cold_reads
+                                                      : NULL;
+        if (flag) {
+            *flag = 1;
             continue;
         }
         val = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
@@ -345,6 +353,19 @@ static void prefault_page_cache(const char *dir, const bench_plan_t *plan, unsig
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Drops this node's cached pages of a file (fsync first: dirty pages would stay), then waits for
+ * every rank, so that the timed read that follows finds none of them (--cold-reads). */
+static void drop_node_cache(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    if (fd >= 0) {
+        fsync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 typedef struct {
     double seconds, open_s, close_s; /* whole access; its open and its close alone */
     char fcoll[64], cb_nodes[64], aggregators[MPI_MAX_INFO_VAL + 1];
@@ -413,11 +434,17 @@ static void timed_access(MPI_Info info, const char *path, const bench_plan_t *pl
  * to a file of its own, one after another, with POSIX calls: no shared file, no MPI-IO. */
 static const char *const fpp_label = "file-per-process";
 
+/* This rank's file of the file-per-process row. */
+static void fpp_name(const char *path, char *mine, size_t size)
+{
+    snprintf(mine, size, "%s.fpp.%d", path, rank);
+}
+
 static int fpp_access(const char *path, const bench_plan_t *plan, unsigned char *buf, int write,
                       timing_t *t)
 {
     char mine[4200];
-    snprintf(mine, sizeof(mine), "%s.fpp.%d", path, rank);
+    fpp_name(path, mine, sizeof(mine));
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     int fd = write ? open(mine, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open(mine, O_RDONLY);
@@ -479,7 +506,7 @@ static int fpp_check(const char *path, const bench_plan_t *plan, unsigned char *
 static void fpp_remove(const char *path)
 {
     char mine[4200];
-    snprintf(mine, sizeof(mine), "%s.fpp.%d", path, rank);
+    fpp_name(path, mine, sizeof(mine));
     unlink(mine);
 }
 
@@ -562,6 +589,11 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
                 }
                 if (do_read) {
                     memset(buf, 0, plan.bytes);
+                    if (o->cold_reads) {
+                        char own[4200];
+                        fpp_name(path, own, sizeof(own));
+                        drop_node_cache(own);
+                    }
                     ok = all_true(fpp_access(path, &plan, buf, 0, &t) && matches(&plan, buf, seed));
                     failures += !ok;
                     report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
@@ -589,6 +621,8 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
             }
             if (do_read) {
                 memset(buf, 0, plan.bytes);
+                if (o->cold_reads)
+                    drop_node_cache(path);
                 int ok = variant_timed(var, limit, path, &plan, buf, 0, &t);
                 ok = all_true(ok && matches(&plan, buf, seed));
                 failures += !ok;
