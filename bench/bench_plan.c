@@ -367,7 +367,7 @@ static void one_call(const pattern_t *pt, const options_t *o, amp_coll_rank_t *r
     /* ampio_pipeline: rounds of one stripe, or 1 MiB */
     c.cb = layout.count > 1 ? layout.unit : 1 << 20;
     int forced = strcmp(o->fcoll_opt, "auto") != 0;
-    int fcoll = forced ? fcoll_of(o->fcoll_opt) : amp_coll_choose_shape(&c);
+    int fcoll = forced ? fcoll_of(o->fcoll_opt) : amp_coll_choose_shape(&c, 1); /* a write */
     res->fcoll = fcoll;
     res->nwork = 0;
     if (fcoll == AMP_FCOLL_INDIVIDUAL) { /* amp_coll_owners */

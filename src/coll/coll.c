@@ -205,7 +205,7 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
     c->why = "collective buffering enabled by hint";
     if (cb == AMP_CFG_ENABLE)
         return AMP_FCOLL_TWO_PHASE;
-    return amp_coll_choose_shape(c);
+    return amp_coll_choose_shape(c, write);
 }
 
 /* Stripe-contiguous domains: about k bytes per aggregator (or the hint's count), at most the

@@ -57,9 +57,9 @@ void amp_coll_summarize(amp_coll_call_t *c);
  * unit of the file system's layout and some of them share a stripe unit. */
 int amp_coll_small_shared_stripes(const amp_coll_call_t *c);
 
-/* The algorithm the automatic choice takes for the call's shape, and c->why: individual,
- * stripe-contiguous domains or dynamic segmentation. */
-int amp_coll_choose_shape(amp_coll_call_t *c);
+/* The algorithm the automatic choice takes for the call's shape and direction, and c->why:
+ * individual, stripe-contiguous domains (writes) or dynamic segmentation. */
+int amp_coll_choose_shape(amp_coll_call_t *c, int write);
 
 /* n aggregator ranks (ascending in `out`), spread over the nodes first (slot 0 of every node,
  * then slot 1...), at most per_node of them on a node when per_node > 0; how many in *count.
