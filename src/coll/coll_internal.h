@@ -53,10 +53,6 @@ typedef struct amp_coll_call {
 /* glo, ghi, gbytes and disjoint from the description c->ranks (nprocs records). */
 void amp_coll_summarize(amp_coll_call_t *c);
 
-/* Whether the ranks' data, each in a range of its own, are on average smaller than a stripe
- * unit of the file system's layout and some of them share a stripe unit. */
-int amp_coll_small_shared_stripes(const amp_coll_call_t *c);
-
 /* The algorithm the automatic choice takes for the call's shape and direction, and c->why:
  * individual, stripe-contiguous domains (writes) or dynamic segmentation. */
 int amp_coll_choose_shape(amp_coll_call_t *c, int write);

@@ -30,7 +30,9 @@ void amp_coll_summarize(amp_coll_call_t *c)
     }
 }
 
-int amp_coll_small_shared_stripes(const amp_coll_call_t *c)
+/* Whether the ranks' data, each in a range of its own, are on average smaller than a stripe
+ * unit of the file system's layout and some of them share a stripe unit. */
+static int amp_coll_small_shared_stripes(const amp_coll_call_t *c)
 {
     const amp_fs_layout_t *l = c->layout;
     if (!l || l->source != AMP_LAYOUT_FS || l->unit <= 0)

@@ -60,13 +60,13 @@ int amp_sfp_side_name(const amp_sfp_t *s, const char *suffix, char **name);
  * "<dir>/.ampio-sfp-proc-<token><suffix>". */
 int amp_sfp_side_name_process(const char *near, const char *suffix, char **name);
 int amp_sfp_side_open(const char *name, int how, int flags, int *fd);
+/* Reads (or writes) up to `len` bytes at `off`, retrying after signals and short transfers: the
+ * bytes moved, fewer only at the end of the file for a read, or -1 with errno set. */
+ssize_t amp_sfp_side_io(int write, int fd, void *buf, size_t len, off_t off);
 /* Opens the side file, or creates it holding `init` (`len` bytes): made under a private name,
  * written and synced, then linked to `name`, so that no client ever sees it shorter. Where a
  * client caches sizes (FUSE), a read past a size it saw once returns nothing however the file
  * grew since. */
-/* Reads (or writes) up to `len` bytes at `off`, retrying after signals and short transfers: the
- * bytes moved, fewer only at the end of the file for a read, or -1 with errno set. */
-ssize_t amp_sfp_side_io(int write, int fd, void *buf, size_t len, off_t off);
 int amp_sfp_side_open_filled(const char *name, int flags, const void *init, size_t len, int *fd);
 
 #endif
