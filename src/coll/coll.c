@@ -416,10 +416,11 @@ static int amp_coll_individual(amp_coll_call_t *c, MPI_Count *done)
                     .nbytes = io->nbytes,
                     .mem = io->mem,
                     .mdt = io->mdt,
-                    /* every rank of the file is in this call: when the ranges are disjoint,
-                     * nobody else can touch this one, so neither sieving nor plain writes
-                     * need a byte-range lock */
-                    .lock_held = c->disjoint};
+                    /* locks as an independent access takes them, even when the ranks'
+                     * ranges are disjoint: another rank's nonblocking independent write started
+                     * before this call may still be writing into the holes of this range, which
+                     * a read-modify-write without the lock would put back as they were */
+                    .lock_held = 0};
     amp_xfer_job_t job = {.x = &x};
     double t0 = MPI_Wtime();
     int rc = amp_worker_run(amp_xfer_job, &job); /* inside a task, on an I/O thread */
