@@ -13,11 +13,13 @@
  * its hints added to the file's, in an order drawn anew for every repetition: configurations
  * compared in one launch share its conditions (here launches differ by up to 2x), and none is
  * always first or last. With --cold-reads every rank drops its node's cached pages of the file
- * (its own file, for file-per-process) before each timed read, untimed, as a restart by a new
- * job finds them; otherwise the write's check has just read the file through that cache, which
- * an implementation that must drop it (ampio where clients' caches are not coherent) cannot
- * use. The exit status is 1 when any data were wrong. Linked with the host MPI
- * only: ampio comes in through LD_PRELOAD (ampiorun). */
+ * before each timed read, untimed, as a restart by a new job finds them; otherwise the write's
+ * check has just read the file through that cache, which an implementation that must drop it
+ * (ampio where clients' caches are not coherent) cannot use. The file-per-process row then reads
+ * the files written on the next node (IOR -C, bench_fpp.c): a client may keep a file it alone
+ * wrote in a cache of its own that dropping the node's pages does not reach. The exit status is 1
+ * when any data were wrong. Linked with the host MPI only: ampio comes in through LD_PRELOAD
+ * (ampiorun). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <limits.h>
@@ -70,7 +72,8 @@ static void usage(void)
             "usage: ampio-bench-io --pattern P[,P...]|all [--op write|read|both] [--dir DIR]\n"
             "  [--reps N] [--keep] [--no-warmup] [--cold-reads] [--hint key=value]...\n"
             "  [--variant LABEL:key=value[,key=value...]]... [--seed N (order of the variants)]\n"
-            "  (--variant file-per-process: each rank its own file, POSIX calls;\n"
+            "  (--variant file-per-process: each rank its own file, POSIX calls; with\n"
+            "   --cold-reads it reads the file of a rank on the next node;\n"
             "   --variant limit: the shared file by the best hand-written code, bench_limit.c)\n"
             "  tile:        --tiles-x N --tiles-y N --tile-x N --tile-y N --elem BYTES\n"
             "  ior-seg:     --block B --transfer B --segments N\n"
@@ -430,39 +433,13 @@ static void timed_access(MPI_Info info, const char *path, const bench_plan_t *pl
         MPI_Info_free(&used);
 }
 
-/* The file-per-process limit (IOR -F): each rank moves the same bytes in calls of the same sizes
- * to a file of its own, one after another, with POSIX calls: no shared file, no MPI-IO. */
+/* The file-per-process row (bench_fpp.c), timed as the MPI-IO variants are: the slowest rank. */
 static const char *const fpp_label = "file-per-process";
 
-/* This rank's file of the file-per-process row. */
-static void fpp_name(const char *path, char *mine, size_t size)
+static int fpp_timed(bench_fpp_t *f, const unsigned char *buf, int write, timing_t *t)
 {
-    snprintf(mine, size, "%s.fpp.%d", path, rank);
-}
-
-static int fpp_access(const char *path, const bench_plan_t *plan, unsigned char *buf, int write,
-                      timing_t *t)
-{
-    char mine[4200];
-    fpp_name(path, mine, sizeof(mine));
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    int fd = write ? open(mine, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open(mine, O_RDONLY);
-    int ok = fd >= 0;
-    double t_open = MPI_Wtime() - t0;
-    off_t at = 0;
-    for (int i = 0; i < plan->ncalls && ok; i++) {
-        const bench_call_t *c = &plan->calls[i];
-        ssize_t n = write ? pwrite(fd, buf + c->buf_off, c->bytes, at)
-                          : pread(fd, buf + c->buf_off, c->bytes, at);
-        ok = n == (ssize_t)c->bytes;
-        at += (off_t)c->bytes;
-    }
-    double t1 = MPI_Wtime();
-    if (fd >= 0 && close(fd) != 0)
-        ok = 0;
-    double t2 = MPI_Wtime();
-    double times[3] = {t2 - t0, t_open, t2 - t1}, most[3];
+    double times[3], most[3];
+    int ok = write ? bench_fpp_write(f, buf, times) : bench_fpp_read(f, times);
     MPI_Reduce(times, most, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     *t = (timing_t){.seconds = most[0], .open_s = most[1], .close_s = most[2]};
     snprintf(t->fcoll, sizeof(t->fcoll), "posix");
@@ -494,20 +471,6 @@ static int variant_timed(const variant_t *var, bench_limit_t *limit, const char 
         return limit_timed(limit, path, buf, write, t);
     timed_access(var->info, path, plan, buf, write, t);
     return 1;
-}
-
-/* Reads a rank's own file back for the check of a file-per-process write. */
-static int fpp_check(const char *path, const bench_plan_t *plan, unsigned char *back, unsigned seed)
-{
-    timing_t ignored;
-    return fpp_access(path, plan, back, 0, &ignored) && matches(plan, back, seed);
-}
-
-static void fpp_remove(const char *path)
-{
-    char mine[4200];
-    fpp_name(path, mine, sizeof(mine));
-    unlink(mine);
 }
 
 static void report(const char *pattern, const char *op, const char *variant,
@@ -564,6 +527,10 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
     for (int v = 0; v < o->nvariants; v++)
         if (strcmp(o->variants[v].label, limit_label) == 0 && !limit)
             limit = bench_limit_new(&plan, MPI_COMM_WORLD);
+    bench_fpp_t *fpp = NULL;
+    for (int v = 0; v < o->nvariants; v++)
+        if (strcmp(o->variants[v].label, fpp_label) == 0 && !fpp)
+            fpp = bench_fpp_new(path, &plan, o->cold_reads, MPI_COMM_WORLD);
 
     int order[MAX_VARIANTS];
     for (int v = 0; v < o->nvariants; v++)
@@ -581,24 +548,21 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
             const variant_t *var = &o->variants[order[i]];
             if (strcmp(var->label, fpp_label) == 0) {
                 fill(&plan, buf, seed);
-                int ok = fpp_access(path, &plan, buf, 1, &t);
+                int ok = fpp_timed(fpp, buf, 1, &t);
                 if (do_write) {
-                    ok = all_true(ok && fpp_check(path, &plan, back, seed));
+                    ok = all_true(ok && bench_fpp_verify_write(fpp, buf, back));
                     failures += !ok;
                     report(pat->name, "write", var->label, &plan, total, rep, &t, ok);
                 }
                 if (do_read) {
-                    memset(buf, 0, plan.bytes);
-                    if (o->cold_reads) {
-                        char own[4200];
-                        fpp_name(path, own, sizeof(own));
-                        drop_node_cache(own);
-                    }
-                    ok = all_true(fpp_access(path, &plan, buf, 0, &t) && matches(&plan, buf, seed));
+                    if (o->cold_reads)
+                        drop_node_cache(bench_fpp_read_path(fpp));
+                    ok = all_true(fpp_timed(fpp, buf, 0, &t));
                     failures += !ok;
                     report(pat->name, "read", var->label, &plan, total, rep, &t, ok);
                 }
-                fpp_remove(path);
+                MPI_Barrier(MPI_COMM_WORLD); /* every reader is done with the file */
+                bench_fpp_remove(fpp);
                 continue;
             }
             if (do_write) {
@@ -635,6 +599,7 @@ static void run_pattern(const options_t *o, const bench_pattern_t *pat)
         unlink(path);
     if (limit)
         bench_limit_free(limit);
+    bench_fpp_free(fpp);
     free(buf);
     free(back);
     bench_plan_free(&plan);

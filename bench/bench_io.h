@@ -72,6 +72,21 @@ int bench_limit_access(bench_limit_t *l, const char *path, unsigned char *buf, i
                        double *open_s, double *close_s);
 void bench_limit_free(bench_limit_t *l);
 
+/* The file-per-process row (bench_fpp.c), worked out once (collective over comm). Writes time
+ * this rank's own file from `buf`; reads time the file of a rank on the next node when
+ * `other_node` is set (else its own) into a buffer of their own and check it against the
+ * writer's bytes. Times are this rank's: whole access, open, close. Both are collective. */
+typedef struct bench_fpp bench_fpp_t;
+bench_fpp_t *bench_fpp_new(const char *path, const bench_plan_t *plan, int other_node,
+                           MPI_Comm comm);
+int bench_fpp_write(bench_fpp_t *f, const unsigned char *buf, double times[3]);
+/* Reads this rank's own file into `back` and compares it with `buf` (untimed). */
+int bench_fpp_verify_write(bench_fpp_t *f, const unsigned char *buf, unsigned char *back);
+int bench_fpp_read(bench_fpp_t *f, double times[3]);
+const char *bench_fpp_read_path(const bench_fpp_t *f); /* the file the reads take */
+void bench_fpp_remove(const bench_fpp_t *f);
+void bench_fpp_free(bench_fpp_t *f);
+
 /* The byte every correct file holds at `off` for data generation `seed`. */
 static inline unsigned char bench_byte(MPI_Offset off, unsigned seed)
 {
