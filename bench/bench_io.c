@@ -357,10 +357,12 @@ static void prefault_page_cache(const char *dir, const bench_plan_t *plan, unsig
 }
 
 /* Drops this node's cached pages of a file (fsync first: dirty pages would stay), then waits for
- * every rank, so that the timed read that follows finds none of them (--cold-reads). */
+ * every rank, so that the timed read that follows finds none of them (--cold-reads). Read-only:
+ * an open for writing on every node would hand each client write capabilities that the timed
+ * open must then recall (CephFS). */
 static void drop_node_cache(const char *path)
 {
-    int fd = open(path, O_RDWR);
+    int fd = open(path, O_RDONLY);
     if (fd >= 0) {
         fsync(fd);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
