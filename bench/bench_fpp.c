@@ -30,16 +30,6 @@ struct bench_fpp {
     uint64_t written_hash; /* of this rank's file content, taken at the last write */
 };
 
-static void *fpp_alloc(size_t n)
-{
-    void *p = calloc(1, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "ampio-bench-io: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    return p;
-}
-
 static uint64_t fpp_hash(uint64_t h, const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -56,12 +46,15 @@ static int *fpp_sources(MPI_Comm comm, int other_node)
     char name[MPI_MAX_PROCESSOR_NAME];
     memset(name, 0, sizeof(name));
     MPI_Get_processor_name(name, &len);
-    char *names = fpp_alloc((size_t)n * MPI_MAX_PROCESSOR_NAME);
+    char *names = bench_xalloc((size_t)n * MPI_MAX_PROCESSOR_NAME);
     MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   comm);
-    int *node = fpp_alloc((size_t)n * sizeof(int)), *local = fpp_alloc((size_t)n * sizeof(int));
-    int *count = fpp_alloc((size_t)n * sizeof(int)), *first = fpp_alloc((size_t)n * sizeof(int));
-    int *member = fpp_alloc((size_t)n * sizeof(int)), *src = fpp_alloc((size_t)n * sizeof(int));
+    int *node = bench_xalloc((size_t)n * sizeof(int)),
+        *local = bench_xalloc((size_t)n * sizeof(int));
+    int *count = bench_xalloc((size_t)n * sizeof(int)),
+        *first = bench_xalloc((size_t)n * sizeof(int));
+    int *member = bench_xalloc((size_t)n * sizeof(int)),
+        *src = bench_xalloc((size_t)n * sizeof(int));
     int nnodes = 0;
     for (int r = 0; r < n; r++) { /* quadratic in the number of nodes: a benchmark's sizes */
         int k = 0;
@@ -73,8 +66,8 @@ static int *fpp_sources(MPI_Comm comm, int other_node)
         node[r] = k;
         local[r] = count[k]++;
     }
-    int *start = fpp_alloc((size_t)(nnodes + 1) * sizeof(int)),
-        *fillc = fpp_alloc((size_t)n * sizeof(int));
+    int *start = bench_xalloc((size_t)(nnodes + 1) * sizeof(int)),
+        *fillc = bench_xalloc((size_t)n * sizeof(int));
     for (int k = 0; k < nnodes; k++)
         start[k + 1] = start[k] + count[k];
     for (int r = 0; r < n; r++)
@@ -91,7 +84,7 @@ static int *fpp_sources(MPI_Comm comm, int other_node)
 bench_fpp_t *bench_fpp_new(const char *path, const bench_plan_t *plan, int other_node,
                            MPI_Comm comm)
 {
-    bench_fpp_t *f = fpp_alloc(sizeof(*f));
+    bench_fpp_t *f = bench_xalloc(sizeof(*f));
     int n, me;
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &me);
@@ -101,22 +94,22 @@ bench_fpp_t *bench_fpp_new(const char *path, const bench_plan_t *plan, int other
     f->source = src[me];
     snprintf(f->mine, sizeof(f->mine), "%s.fpp.%d", path, me);
     snprintf(f->source_path, sizeof(f->source_path), "%s.fpp.%d", path, f->source);
-    f->readers = fpp_alloc((size_t)n * sizeof(int));
+    f->readers = bench_xalloc((size_t)n * sizeof(int));
     for (int r = 0; r < n; r++)
         if (src[r] == me)
             f->readers[f->nreaders++] = r;
     free(src);
 
     /* the source's call sizes, which its readers repeat */
-    size_t *mine = fpp_alloc((size_t)plan->ncalls * sizeof(size_t));
+    size_t *mine = bench_xalloc((size_t)plan->ncalls * sizeof(size_t));
     for (int i = 0; i < plan->ncalls; i++)
         mine[i] = plan->calls[i].bytes;
-    MPI_Request *req = fpp_alloc((size_t)(f->nreaders + 1) * sizeof(MPI_Request));
+    MPI_Request *req = bench_xalloc((size_t)(f->nreaders + 1) * sizeof(MPI_Request));
     for (int i = 0; i < f->nreaders; i++)
         MPI_Isend(&plan->ncalls, 1, MPI_INT, f->readers[i], 0, comm, &req[i]);
     MPI_Recv(&f->source_ncalls, 1, MPI_INT, f->source, 0, comm, MPI_STATUS_IGNORE);
     MPI_Waitall(f->nreaders, req, MPI_STATUSES_IGNORE);
-    f->source_calls = fpp_alloc((size_t)f->source_ncalls * sizeof(size_t));
+    f->source_calls = bench_xalloc((size_t)f->source_ncalls * sizeof(size_t));
     for (int i = 0; i < f->nreaders; i++)
         MPI_Isend(mine, plan->ncalls * (int)sizeof(size_t), MPI_BYTE, f->readers[i], 1, comm,
                   &req[i]);
@@ -127,7 +120,7 @@ bench_fpp_t *bench_fpp_new(const char *path, const bench_plan_t *plan, int other
     free(mine);
     for (int i = 0; i < f->source_ncalls; i++)
         f->source_bytes += f->source_calls[i];
-    f->rbuf = fpp_alloc(f->source_bytes);
+    f->rbuf = bench_xalloc(f->source_bytes);
     memset(f->rbuf, 1, f->source_bytes); /* its pages faulted in before any timing */
     return f;
 }
@@ -182,8 +175,8 @@ static void fpp_calls(const bench_plan_t *plan, const unsigned char *buf, unsign
 int bench_fpp_write(bench_fpp_t *f, const unsigned char *buf, double times[3])
 {
     int n = f->plan->ncalls;
-    unsigned char **bufs = fpp_alloc((size_t)n * sizeof(*bufs));
-    size_t *sizes = fpp_alloc((size_t)n * sizeof(size_t));
+    unsigned char **bufs = bench_xalloc((size_t)n * sizeof(*bufs));
+    size_t *sizes = bench_xalloc((size_t)n * sizeof(size_t));
     fpp_calls(f->plan, buf, bufs, sizes);
     MPI_Barrier(f->comm);
     int ok = fpp_access(f->mine, 1, n, sizes, bufs, times);
@@ -198,8 +191,8 @@ int bench_fpp_write(bench_fpp_t *f, const unsigned char *buf, double times[3])
 int bench_fpp_verify_write(bench_fpp_t *f, const unsigned char *buf, unsigned char *back)
 {
     int n = f->plan->ncalls, ok = 1;
-    unsigned char **bufs = fpp_alloc((size_t)n * sizeof(*bufs));
-    size_t *sizes = fpp_alloc((size_t)n * sizeof(size_t));
+    unsigned char **bufs = bench_xalloc((size_t)n * sizeof(*bufs));
+    size_t *sizes = bench_xalloc((size_t)n * sizeof(size_t));
     double ignored[3];
     fpp_calls(f->plan, back, bufs, sizes);
     ok = fpp_access(f->mine, 0, n, sizes, bufs, ignored);
@@ -213,7 +206,7 @@ int bench_fpp_verify_write(bench_fpp_t *f, const unsigned char *buf, unsigned ch
 int bench_fpp_read(bench_fpp_t *f, double times[3])
 {
     int n = f->source_ncalls;
-    unsigned char **bufs = fpp_alloc((size_t)n * sizeof(*bufs));
+    unsigned char **bufs = bench_xalloc((size_t)n * sizeof(*bufs));
     size_t at = 0;
     for (int i = 0; i < n; i++) {
         bufs[i] = f->rbuf + at;
@@ -222,7 +215,7 @@ int bench_fpp_read(bench_fpp_t *f, double times[3])
     memset(f->rbuf, 0, f->source_bytes);
     /* the writer's hash reaches its readers untimed */
     uint64_t expect = 0;
-    MPI_Request *req = fpp_alloc((size_t)(f->nreaders + 1) * sizeof(MPI_Request));
+    MPI_Request *req = bench_xalloc((size_t)(f->nreaders + 1) * sizeof(MPI_Request));
     for (int i = 0; i < f->nreaders; i++)
         MPI_Isend(&f->written_hash, 1, MPI_UINT64_T, f->readers[i], 2, f->comm, &req[i]);
     MPI_Recv(&expect, 1, MPI_UINT64_T, f->source, 2, f->comm, MPI_STATUS_IGNORE);

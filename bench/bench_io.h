@@ -63,6 +63,9 @@ bench_call_t *bench_plan_add_call(bench_plan_t *plan);
 MPI_Datatype bench_plan_keep_type(bench_plan_t *plan, MPI_Datatype t);
 void bench_plan_free(bench_plan_t *plan);
 
+/* Zeroed memory, or the job aborted: a benchmark has no use for a partial run. */
+void *bench_xalloc(size_t n);
+
 /* The limit (bench_limit.c): the plan's bytes moved to the shared file by the best hand-written
  * code, worked out once (collective over comm) and then run as often as needed. The access
  * returns whether this rank's part succeeded; it is collective in every case. */

@@ -50,14 +50,6 @@ struct bench_limit {
     unsigned char *sbuf, *rbuf, *ebuf; /* the largest of any call */
 };
 
-static void *xalloc(size_t n)
-{
-    void *p = calloc(n ? n : 1, 1);
-    if (!p)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    return p;
-}
-
 static int piece_cmp_owner(const void *a, const void *b)
 {
     const piece_t *x = a, *y = b;
@@ -76,7 +68,7 @@ static int piece_cmp_off(const void *a, const void *b)
 static piece_t *call_runs(const bench_plan_t *plan, int i, size_t *n)
 {
     const bench_call_t *c = &plan->calls[i];
-    piece_t *v = xalloc((plan->nruns + 1) * sizeof(*v));
+    piece_t *v = bench_xalloc((plan->nruns + 1) * sizeof(*v));
     size_t k = 0, pos = 0;
     for (size_t r = 0; r < plan->nruns; r++) {
         size_t lo = pos, hi = pos + (size_t)plan->runs[r].len;
@@ -124,7 +116,7 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
         mine[0] = k == 0 || runs[k].off < mine[0] ? runs[k].off : mine[0];
         mine[1] = runs[k].off + runs[k].len > mine[1] ? runs[k].off + runs[k].len : mine[1];
     }
-    int64_t *ext = xalloc(3 * (size_t)P * sizeof(int64_t));
+    int64_t *ext = bench_xalloc(3 * (size_t)P * sizeof(int64_t));
     MPI_Allgather(mine, 3, MPI_INT64_T, ext, 3, MPI_INT64_T, comm);
     c->direct = 1;
     for (int r = 0, prev = -1; r < P; r++) {
@@ -141,7 +133,7 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
         free(ext);
         return;
     }
-    int *row = xalloc((size_t)P * sizeof(int));
+    int *row = bench_xalloc((size_t)P * sizeof(int));
     rows_of(P, ext, row);
     MPI_Comm_split(comm, row[me], me, &c->row);
     int first = me, last = me;
@@ -162,7 +154,7 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
     /* owners: extents of at least BENCH_LIMIT_EXTENT, at most one per rank of the row */
     int64_t nown = rbytes / BENCH_LIMIT_EXTENT;
     nown = nown < 1 ? 1 : nown > n ? n : nown;
-    MPI_Offset *bound = xalloc(((size_t)nown + 1) * sizeof(MPI_Offset));
+    MPI_Offset *bound = bench_xalloc(((size_t)nown + 1) * sizeof(MPI_Offset));
     for (int64_t j = 0; j <= nown; j++)
         bound[j] = j == 0 ? rlo
                    : j == nown
@@ -171,7 +163,7 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
     int mr = me - first; /* row rank */
     /* my pieces, cut at the extents, grouped by owner (row rank j * n / nown) */
     size_t cap = nruns + (size_t)nown + 1, k = 0;
-    c->mine = xalloc(cap * sizeof(piece_t));
+    c->mine = bench_xalloc(cap * sizeof(piece_t));
     for (size_t r = 0; r < nruns; r++) {
         MPI_Offset off = runs[r].off, end = off + runs[r].len;
         size_t at = runs[r].at;
@@ -194,10 +186,10 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
     }
     c->nmine = k;
     qsort(c->mine, k, sizeof(piece_t), piece_cmp_owner);
-    c->scount = xalloc((size_t)n * sizeof(int));
-    c->sdispl = xalloc((size_t)n * sizeof(int));
-    c->rcount = xalloc((size_t)n * sizeof(int));
-    c->rdispl = xalloc((size_t)n * sizeof(int));
+    c->scount = bench_xalloc((size_t)n * sizeof(int));
+    c->sdispl = bench_xalloc((size_t)n * sizeof(int));
+    c->rcount = bench_xalloc((size_t)n * sizeof(int));
+    c->rdispl = bench_xalloc((size_t)n * sizeof(int));
     for (size_t q = 0; q < k; q++)
         c->scount[c->mine[q].owner] += (int)c->mine[q].len;
     MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, c->row);
@@ -208,9 +200,11 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
     c->sbytes = (size_t)c->sdispl[n - 1] + (size_t)c->scount[n - 1];
     c->rbytes = (size_t)c->rdispl[n - 1] + (size_t)c->rcount[n - 1];
     /* the owners learn every sender's pieces, in the sender's packing order */
-    int *mcount = xalloc((size_t)n * sizeof(int)), *mdispl = xalloc((size_t)n * sizeof(int));
-    int *rmcount = xalloc((size_t)n * sizeof(int)), *rmdispl = xalloc((size_t)n * sizeof(int));
-    int64_t *meta = xalloc(2 * (k + 1) * sizeof(int64_t));
+    int *mcount = bench_xalloc((size_t)n * sizeof(int)),
+        *mdispl = bench_xalloc((size_t)n * sizeof(int));
+    int *rmcount = bench_xalloc((size_t)n * sizeof(int)),
+        *rmdispl = bench_xalloc((size_t)n * sizeof(int));
+    int64_t *meta = bench_xalloc(2 * (k + 1) * sizeof(int64_t));
     for (size_t q = 0; q < k; q++) {
         meta[2 * q] = c->mine[q].off;
         meta[2 * q + 1] = c->mine[q].len;
@@ -222,10 +216,10 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
         rmdispl[q] = q ? rmdispl[q - 1] + rmcount[q - 1] : 0;
     }
     size_t nmeta = (size_t)rmdispl[n - 1] + (size_t)rmcount[n - 1];
-    int64_t *rmeta = xalloc((nmeta + 2) * sizeof(int64_t));
+    int64_t *rmeta = bench_xalloc((nmeta + 2) * sizeof(int64_t));
     MPI_Alltoallv(meta, mcount, mdispl, MPI_INT64_T, rmeta, rmcount, rmdispl, MPI_INT64_T, c->row);
     c->ngot = nmeta / 2;
-    c->got = xalloc((c->ngot + 1) * sizeof(piece_t));
+    c->got = bench_xalloc((c->ngot + 1) * sizeof(piece_t));
     size_t at = 0;
     for (size_t q = 0; q < c->ngot; q++) { /* senders in row order, as the receive buffer */
         c->got[q] = (piece_t){rmeta[2 * q], rmeta[2 * q + 1], at, mr};
@@ -233,10 +227,10 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
     }
     c->ext_lo = c->ext_hi = 0;
     if (c->ngot > 0) {
-        piece_t *sorted = xalloc(c->ngot * sizeof(piece_t));
+        piece_t *sorted = bench_xalloc(c->ngot * sizeof(piece_t));
         memcpy(sorted, c->got, c->ngot * sizeof(piece_t));
         qsort(sorted, c->ngot, sizeof(piece_t), piece_cmp_off);
-        c->ranges = xalloc(c->ngot * sizeof(piece_t));
+        c->ranges = bench_xalloc(c->ngot * sizeof(piece_t));
         for (size_t q = 0; q < c->ngot; q++) {
             piece_t *last_r = c->nranges ? &c->ranges[c->nranges - 1] : NULL;
             if (last_r && last_r->off + last_r->len >= sorted[q].off) {
@@ -265,9 +259,9 @@ static void plan_call(const bench_plan_t *plan, int i, MPI_Comm comm, call_t *c)
 
 bench_limit_t *bench_limit_new(const bench_plan_t *plan, MPI_Comm comm)
 {
-    bench_limit_t *l = xalloc(sizeof(*l));
+    bench_limit_t *l = bench_xalloc(sizeof(*l));
     l->ncalls = plan->ncalls;
-    l->calls = xalloc((size_t)plan->ncalls * sizeof(call_t));
+    l->calls = bench_xalloc((size_t)plan->ncalls * sizeof(call_t));
     size_t smax = 1, rmax = 1, emax = 1;
     for (int i = 0; i < plan->ncalls; i++) {
         call_t *c = &l->calls[i];
@@ -276,9 +270,9 @@ bench_limit_t *bench_limit_new(const bench_plan_t *plan, MPI_Comm comm)
         rmax = c->rbytes > rmax ? c->rbytes : rmax;
         emax = (size_t)(c->ext_hi - c->ext_lo) > emax ? (size_t)(c->ext_hi - c->ext_lo) : emax;
     }
-    l->sbuf = xalloc(smax);
-    l->rbuf = xalloc(rmax);
-    l->ebuf = xalloc(emax);
+    l->sbuf = bench_xalloc(smax);
+    l->rbuf = bench_xalloc(rmax);
+    l->ebuf = bench_xalloc(emax);
     return l;
 }
 

@@ -50,6 +50,16 @@ MPI_Datatype bench_plan_keep_type(bench_plan_t *plan, MPI_Datatype t)
     return t;
 }
 
+void *bench_xalloc(size_t n)
+{
+    void *p = calloc(n ? n : 1, 1);
+    if (!p) {
+        fprintf(stderr, "ampio-bench-io: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return p;
+}
+
 void bench_plan_free(bench_plan_t *plan)
 {
     for (int i = 0; i < plan->ntypes; i++)
