@@ -53,10 +53,9 @@ static int *fpp_sources(MPI_Comm comm, int other_node)
         *local = bench_xalloc((size_t)n * sizeof(int));
     int *count = bench_xalloc((size_t)n * sizeof(int)),
         *first = bench_xalloc((size_t)n * sizeof(int));
-    int *member = bench_xalloc((size_t)n * sizeof(int)),
-        *src = bench_xalloc((size_t)n * sizeof(int));
+    int *src = bench_xalloc((size_t)n * sizeof(int));
     int nnodes = 0;
-    for (int r = 0; r < n; r++) { /* quadratic in the number of nodes: a benchmark's sizes */
+    for (int r = 0; r < n; r++) { /* quadratic: a benchmark's numbers of ranks */
         int k = 0;
         while (k < nnodes && strcmp(names + (size_t)first[k] * MPI_MAX_PROCESSOR_NAME,
                                     names + (size_t)r * MPI_MAX_PROCESSOR_NAME) != 0)
@@ -66,18 +65,14 @@ static int *fpp_sources(MPI_Comm comm, int other_node)
         node[r] = k;
         local[r] = count[k]++;
     }
-    int *start = bench_xalloc((size_t)(nnodes + 1) * sizeof(int)),
-        *fillc = bench_xalloc((size_t)n * sizeof(int));
-    for (int k = 0; k < nnodes; k++)
-        start[k + 1] = start[k] + count[k];
-    for (int r = 0; r < n; r++)
-        member[start[node[r]] + fillc[node[r]]++] = r;
     for (int r = 0; r < n; r++) {
-        int k = (node[r] + 1) % nnodes;
-        src[r] = other_node && nnodes > 1 ? member[start[k] + local[r] % count[k]] : r;
+        int k = (node[r] + 1) % nnodes, want = local[r] % count[k];
+        src[r] = r;
+        for (int q = 0; other_node && nnodes > 1 && q < n; q++)
+            if (node[q] == k && local[q] == want)
+                src[r] = q;
     }
-    free(names), free(node), free(local), free(count), free(first), free(member), free(start);
-    free(fillc);
+    free(names), free(node), free(local), free(count), free(first);
     return src;
 }
 
@@ -106,15 +101,15 @@ bench_fpp_t *bench_fpp_new(const char *path, const bench_plan_t *plan, int other
         mine[i] = plan->calls[i].bytes;
     MPI_Request *req = bench_xalloc((size_t)(f->nreaders + 1) * sizeof(MPI_Request));
     for (int i = 0; i < f->nreaders; i++)
-        MPI_Isend(&plan->ncalls, 1, MPI_INT, f->readers[i], 0, comm, &req[i]);
-    MPI_Recv(&f->source_ncalls, 1, MPI_INT, f->source, 0, comm, MPI_STATUS_IGNORE);
-    MPI_Waitall(f->nreaders, req, MPI_STATUSES_IGNORE);
-    f->source_calls = bench_xalloc((size_t)f->source_ncalls * sizeof(size_t));
-    for (int i = 0; i < f->nreaders; i++)
-        MPI_Isend(mine, plan->ncalls * (int)sizeof(size_t), MPI_BYTE, f->readers[i], 1, comm,
+        MPI_Isend(mine, plan->ncalls * (int)sizeof(size_t), MPI_BYTE, f->readers[i], 0, comm,
                   &req[i]);
-    MPI_Recv(f->source_calls, f->source_ncalls * (int)sizeof(size_t), MPI_BYTE, f->source, 1, comm,
-             MPI_STATUS_IGNORE);
+    MPI_Status st;
+    int len;
+    MPI_Probe(f->source, 0, comm, &st);
+    MPI_Get_count(&st, MPI_BYTE, &len);
+    f->source_ncalls = len / (int)sizeof(size_t);
+    f->source_calls = bench_xalloc((size_t)len);
+    MPI_Recv(f->source_calls, len, MPI_BYTE, f->source, 0, comm, MPI_STATUS_IGNORE);
     MPI_Waitall(f->nreaders, req, MPI_STATUSES_IGNORE);
     free(req);
     free(mine);
