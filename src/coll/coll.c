@@ -42,6 +42,13 @@ typedef struct {
     double t_total, t_io;
 } amp_coll_stat_t;
 
+/* How a collective call starts. */
+typedef enum {
+    AMP_COLL_START_DESCRIBE, /* every rank describes its part, then the choice is made */
+    AMP_COLL_START_OWNERS,   /* the owners made the last call: contiguous parts first */
+    AMP_COLL_START_LARGE,    /* no read yet: contiguous parts of a cycle buffer or more first */
+} amp_coll_start_t;
+
 struct amp_coll_state {
     int *node; /* node index of every rank */
     int nnodes;
@@ -52,7 +59,7 @@ struct amp_coll_state {
     amp_coll_rank_t *ranks;   /* per call: what every rank accesses (nprocs entries) */
     int *aggr;                /* per call: the aggregators (nprocs entries) */
     amp_coll_stat_t stats[2][AMP_FCOLL_COUNT]; /* [write][algorithm] */
-    int owners_first[2]; /* [write]: the owners made the last call of that direction */
+    int start[2]; /* [write]: how the next call of that direction starts (amp_coll_start_t) */
     char *scratch[AMP_COLL_SCRATCH_COUNT]; /* the round engine's buffers, kept */
     MPI_Count scratch_cap[AMP_COLL_SCRATCH_COUNT];
 };
@@ -86,45 +93,46 @@ static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
     __atomic_store_n(&f->fs.max_write, chunk, __ATOMIC_RELAXED); /* see amp_fs_transfer */
 }
 
-int amp_coll_file_init(amp_file_t *f)
+int amp_coll_file_prepare(amp_file_t *f, int *known)
 {
-    /* every rank makes the same collective calls whatever fails locally: the state first, then
-     * the node layout (ampio_ranks_per_node, else shared memory), whose lookup reduction also
-     * tells whether every rank set up its state; when it did and the layout was known, that
-     * one reduction is the agreement */
+    *known = 0;
     struct amp_coll_state *s = amp_calloc(1, sizeof(*s));
-    int rc = MPI_SUCCESS;
     f->coll = s;
-    if (s) {
-        s->last_fcoll = -1;
-        s->node = amp_malloc((size_t)f->nprocs * sizeof(int));
-        s->ranks = amp_malloc((size_t)f->nprocs * sizeof(*s->ranks));
-        s->aggr = amp_malloc((size_t)f->nprocs * sizeof(int));
-    }
-    if (!s || !s->node || !s->ranks || !s->aggr)
-        rc = amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
-    else
-        rc = amp_coll_auto_init(f, &s->autosel);
+    if (!s)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
+    s->last_fcoll = -1;
+    s->start[0] = AMP_COLL_START_LARGE;
+    s->node = amp_malloc((size_t)f->nprocs * sizeof(int));
+    s->ranks = amp_malloc((size_t)f->nprocs * sizeof(*s->ranks));
+    s->aggr = amp_malloc((size_t)f->nprocs * sizeof(int));
+    if (!s->node || !s->ranks || !s->aggr)
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for collective state");
+    int rc = amp_coll_auto_init(f, &s->autosel);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* the node layout: ampio_ranks_per_node, else what this process kept for the group */
     int rpn = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_RANKS_PER_NODE);
-    if (rpn > 0 && rc == MPI_SUCCESS) {
+    if (rpn > 0) {
         for (int r = 0; r < f->nprocs; r++)
             s->node[r] = r / rpn;
         s->nnodes = (f->nprocs + rpn - 1) / rpn;
-    } else if (rpn <= 0) {
-        int ok = rc == MPI_SUCCESS;
-        int nrc =
-            amp_nodes_get_ok(f->comm, f->nprocs, ok ? s->node : NULL, ok ? &s->nnodes : NULL, &ok);
-        if (ok) { /* agreed: every rank was ready and knew the layout */
-            amp_coll_write_chunk(f, s);
-            return MPI_SUCCESS;
-        }
-        if (rc == MPI_SUCCESS)
-            rc = nrc;
+        *known = 1;
+    } else {
+        *known = amp_nodes_lookup(f->comm, f->nprocs, s->node, &s->nnodes);
     }
-    rc = amp_agree(f->comm, rc);
-    if (rc == MPI_SUCCESS)
-        amp_coll_write_chunk(f, s);
-    return rc;
+    return MPI_SUCCESS;
+}
+
+int amp_coll_file_settle(amp_file_t *f, int all_known)
+{
+    struct amp_coll_state *s = f->coll;
+    if (!all_known) { /* the first open on the group: shared memory tells, and it is kept */
+        int rc = amp_agree(f->comm, amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes));
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    amp_coll_write_chunk(f, s);
+    return MPI_SUCCESS;
 }
 
 void amp_coll_file_free(amp_file_t *f)
@@ -206,6 +214,15 @@ static int amp_coll_choose(amp_file_t *f, amp_coll_call_t *c, int write)
     if (cb == AMP_CFG_ENABLE)
         return AMP_FCOLL_TWO_PHASE;
     return amp_coll_choose_shape(c, write);
+}
+
+/* Whether the hints leave ampio the choice of a read's algorithm (the same on every rank). */
+static int amp_coll_choice_free(amp_file_t *f)
+{
+    return amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_FCOLL) == AMP_FCOLL_AUTO &&
+           amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_CB_READ) != AMP_CFG_ENABLE &&
+           amp_cfg_num(&f->cfg, AMP_CFG_COLLECTIVE_BUFFERING) &&
+           !__atomic_load_n(&f->atomic, __ATOMIC_ACQUIRE);
 }
 
 /* Stripe-contiguous domains: about k bytes per aggregator (or the hint's count), at most the
@@ -450,6 +467,8 @@ static amp_coll_rank_t amp_coll_mine(amp_file_t *f, const amp_coll_io_t *io)
  * rank's next steps, and with owners first it is also the agreement on their accesses: it
  * is exempt from injected communication faults, as the agreement is. A failure leaves the
  * call without data on this rank (returned). */
+static void amp_coll_described(amp_coll_call_t *c);
+
 static int amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
 {
     amp_file_t *f = c->f;
@@ -458,7 +477,15 @@ static int amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
                                       AMP_COLL_RANK_WORDS, MPI_INT64_T, f->comm);
     if (rc != MPI_SUCCESS)
         memset(ranks, 0, (size_t)f->nprocs * sizeof(*ranks));
-    c->ranks = ranks;
+    amp_coll_described(c);
+    return rc;
+}
+
+/* The call's totals and buffers, from the description gathered in the file's state. */
+static void amp_coll_described(amp_coll_call_t *c)
+{
+    amp_file_t *f = c->f;
+    c->ranks = f->coll->ranks;
     c->aggr = f->coll->aggr;
     amp_coll_summarize(c);
     c->cb = amp_coll_cycle_buffer(&f->cfg, &f->layout);
@@ -470,7 +497,6 @@ static int amp_coll_describe(amp_coll_call_t *c, const amp_coll_rank_t *mine)
     MPI_Offset sub = f->layout.source != AMP_LAYOUT_BLOCK ? f->layout.unit : AMP_COLL_SUB_BUFFER;
     if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_PIPELINE) && c->cb > sub)
         c->cb = sub;
-    return rc;
 }
 
 /* The ranks that access their own data: all with data. */
@@ -482,21 +508,28 @@ static void amp_coll_owners(amp_coll_call_t *c)
             c->aggr[c->naggr++] = r;
 }
 
-static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
+/* The call, from a description made here, or (`described`) already gathered in the file's
+ * state. */
+static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int described)
 {
     *done = 0;
     double t0 = MPI_Wtime();
     int rc = MPI_SUCCESS;
     amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
-    amp_coll_rank_t mine = amp_coll_mine(f, io);
-    rc = amp_coll_describe(&c, &mine);
+    if (described) {
+        amp_coll_described(&c);
+    } else {
+        amp_coll_rank_t mine = amp_coll_mine(f, io);
+        rc = amp_coll_describe(&c, &mine);
+    }
     if (rc != MPI_SUCCESS || c.gbytes == 0)
         return rc;
     /* a size this rank cannot learn fails the call, after the protocol (the others wait) */
     int size_rc = io->write ? MPI_SUCCESS : amp_fs_size(&f->fs, &c.file_size);
 
     int fcoll = amp_coll_choose(f, &c, io->write);
-    f->coll->owners_first[io->write] = fcoll == AMP_FCOLL_INDIVIDUAL;
+    f->coll->start[io->write] =
+        fcoll == AMP_FCOLL_INDIVIDUAL ? AMP_COLL_START_OWNERS : AMP_COLL_START_DESCRIBE;
     if (fcoll == AMP_FCOLL_INDIVIDUAL) {
         amp_coll_owners(&c);
         amp_coll_explain(&c, fcoll);
@@ -550,11 +583,14 @@ static int amp_coll_run(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done)
  * no sieving, and its bytes are its own). The one allgather that describes the call then also
  * carries how every access went, so that a call the owners make again costs one collective
  * instead of two (the description and the agreement on errors). The choice is made again from
- * that description for the next call; ranks with scattered data, if any, take the full path,
- * in which those that are done take part without data.
+ * that description for the next call; ranks with scattered data, if any, take the full path
+ * from the same description, in which those that are done take part without data.
+ * The first read of a file starts so too, for contiguous parts of at least a cycle buffer:
+ * the choice would leave them to their owners (an aggregator would move no more per round),
+ * and a restart file is often read in one call per open.
  * Returns whether every rank succeeded, which makes a further agreement needless. */
-static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done,
-                                     int *rc)
+static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, amp_coll_start_t start,
+                                     MPI_Count *done, int *rc)
 {
     double t0 = MPI_Wtime();
     amp_coll_call_t c = {.f = f, .io = io, .comm = f->comm, .rank = f->rank, .nprocs = f->nprocs};
@@ -563,7 +599,9 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
     *rc = MPI_SUCCESS;
     if (io->failed) {
         mine.state = AMP_COLL_OWN_FAILED;
-    } else if (mine.bytes > 0 && mine.hi - mine.lo == mine.bytes) {
+    } else if (mine.bytes > 0 && mine.hi - mine.lo == mine.bytes &&
+               (start == AMP_COLL_START_OWNERS ||
+                mine.bytes >= amp_coll_cycle_buffer(&f->cfg, &f->layout))) {
         /* nothing is known of the others yet (c.disjoint is 0): writes lock as independent
          * ones do, since a peer may still be inside an independent sieved write */
         *rc = amp_coll_individual(&c, done);
@@ -580,12 +618,17 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
         pending |= c.ranks[r].bytes > 0 && c.ranks[r].state == AMP_COLL_OWN_PENDING;
         failed |= c.ranks[r].state == AMP_COLL_OWN_FAILED;
     }
-    if (pending) { /* the rest of the call: those done take part without data */
+    if (pending) {
+        /* the rest of the call, from this description: those done (or failed) take part
+         * without data, as a description of the rest would show them */
+        for (int r = 0; r < f->nprocs; r++)
+            if (c.ranks[r].state != AMP_COLL_OWN_PENDING)
+                f->coll->ranks[r] = (amp_coll_rank_t){.state = AMP_COLL_OWN_PENDING};
         amp_coll_io_t rest = *io;
         if (mine.state != AMP_COLL_OWN_PENDING)
             rest.nbytes = 0;
         MPI_Count more = 0;
-        int prc = amp_coll_run(f, &rest, &more);
+        int prc = amp_coll_run(f, &rest, &more, 1);
         if (*rc == MPI_SUCCESS)
             *rc = prc;
         *done += more;
@@ -593,8 +636,12 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
     }
     if (c.gbytes > 0) {
         int fcoll = amp_coll_choose(f, &c, io->write);
-        f->coll->owners_first[io->write] = fcoll == AMP_FCOLL_INDIVIDUAL;
-        c.why = "the owners accessed their contiguous ranges first, as in the last call";
+        f->coll->start[io->write] =
+            fcoll == AMP_FCOLL_INDIVIDUAL ? AMP_COLL_START_OWNERS : AMP_COLL_START_DESCRIBE;
+        c.why = start == AMP_COLL_START_OWNERS
+                    ? "the owners accessed their contiguous ranges first, as in the last call"
+                    : "the owners read their contiguous ranges of a cycle buffer or more first "
+                      "(the file's first read)";
         amp_coll_owners(&c);
         amp_coll_explain(&c, AMP_FCOLL_INDIVIDUAL);
         c.count.t_total = MPI_Wtime() - t0;
@@ -606,20 +653,16 @@ static int amp_coll_run_owners_first(amp_file_t *f, const amp_coll_io_t *io, MPI
 int amp_coll_access(amp_file_t *f, const amp_coll_io_t *io, MPI_Count *done, int *agreed)
 {
     *agreed = 0;
-    if (!f->coll) {                     /* collective: every rank gets here, once per file */
-        int rc = amp_coll_file_init(f); /* agreed */
-        if (rc != MPI_SUCCESS) {
-            amp_coll_file_free(f);
-            return rc;
-        }
-    }
     /* every rank counts every collective call: the ids agree */
     __atomic_store_n(&f->fs.call, f->fs.ncalls++, __ATOMIC_RELAXED);
     int rc;
-    if (f->coll->owners_first[io->write])
-        *agreed = amp_coll_run_owners_first(f, io, done, &rc);
+    amp_coll_start_t start = f->coll->start[io->write];
+    if (start == AMP_COLL_START_LARGE && !amp_coll_choice_free(f))
+        start = AMP_COLL_START_DESCRIBE;
+    if (start != AMP_COLL_START_DESCRIBE)
+        *agreed = amp_coll_run_owners_first(f, io, start, done, &rc);
     else
-        rc = amp_coll_run(f, io, done);
+        rc = amp_coll_run(f, io, done, 0);
     __atomic_store_n(&f->fs.call, -1LL, __ATOMIC_RELAXED);
     return rc;
 }

@@ -29,8 +29,13 @@ int amp_coll_info(amp_file_t *f, MPI_Info info);
 /* Prints or writes the per-file statistics (AMPIO_STATS); collective. */
 void amp_coll_stats_report(amp_file_t *f);
 
-/* Per-file set-up of what the collective layer caches (node layout); collective. */
-int amp_coll_file_init(amp_file_t *f);
+/* Per-file set-up of what the collective layer keeps, in two steps around the open's
+ * agreement. Local: the state, and the node layout when this process knows it (`*known`).
+ * Then, once the open agreed, with `all_known` the or over the ranks of !known negated:
+ * collective only when some rank did not know the layout (the first open on a group), and
+ * then agreed. */
+int amp_coll_file_prepare(amp_file_t *f, int *known);
+int amp_coll_file_settle(amp_file_t *f, int all_known);
 void amp_coll_file_free(amp_file_t *f);
 
 #endif

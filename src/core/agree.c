@@ -31,6 +31,29 @@ int amp_agree(MPI_Comm comm, int code)
     return amp_err(out.cls, "failed on rank %d: %s", out.rank, msg);
 }
 
+int amp_agree_or(MPI_Comm comm, int code, uint64_t *words, int n)
+{
+    if (n < 0 || n > AMP_AGREE_OR_WORDS)
+        return amp_err(MPI_ERR_INTERN, "amp_agree_or takes at most %d words", AMP_AGREE_OR_WORDS);
+    uint64_t in[AMP_AGREE_OR_WORDS + 1], out[AMP_AGREE_OR_WORDS + 1];
+    in[0] = code != MPI_SUCCESS;
+    memcpy(in + 1, words, (size_t)n * sizeof(*words));
+    int rc = amp_task_agree_allreduce(in, out, n + 1, MPI_UINT64_T, MPI_BOR, comm);
+    if (rc != MPI_SUCCESS)
+        return code != MPI_SUCCESS ? code : rc;
+    if (out[0]) /* every rank saw it: every rank takes the step that names who failed */
+        return amp_agree(comm, code);
+    memcpy(words, out + 1, (size_t)n * sizeof(*words));
+    return MPI_SUCCESS;
+}
+
+int amp_agree_or_same(const uint64_t *words, uint64_t value)
+{
+    /* or-ed, value comes back unchanged when no rank had a bit it lacks, and ~value when no rank
+     * lacked a bit it has */
+    return words[0] == value && words[1] == ~value;
+}
+
 int amp_agree_same_any(MPI_Comm comm, uint64_t value, int flag, int *same, int *any)
 {
     uint64_t in[3] = {value, ~value, flag != 0}, out[3];
@@ -54,10 +77,4 @@ int amp_agree_same_n(MPI_Comm comm, const uint64_t *values, int n, int *same)
     for (int i = 0; i < 2 * n; i++)
         *same &= out[i] == in[i];
     return rc;
-}
-
-int amp_agree_same(MPI_Comm comm, uint64_t value, int *same)
-{
-    int any;
-    return amp_agree_same_any(comm, value, 0, same, &any);
 }

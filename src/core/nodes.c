@@ -67,6 +67,14 @@ static int amp_nodes_find(const int *world, int n, int *node, int *nnodes)
     return found;
 }
 
+int amp_nodes_lookup(MPI_Comm comm, int nprocs, int *node, int *nnodes)
+{
+    int *world = amp_nodes_world_ranks(comm, nprocs);
+    int found = world && amp_nodes_find(world, nprocs, node, nnodes);
+    free(world);
+    return found;
+}
+
 static void amp_nodes_keep(int *world, int n, const int *node, int nnodes)
 {
     amp_layout_t *l = amp_malloc(sizeof(*l));
@@ -145,25 +153,16 @@ static int amp_nodes_leaders_named(MPI_Comm comm, int nprocs, int *node)
 
 int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes)
 {
-    int ok = 1;
-    return amp_nodes_get_ok(comm, nprocs, node, nnodes, &ok);
-}
-
-int amp_nodes_get_ok(MPI_Comm comm, int nprocs, int *node, int *nnodes, int *ok)
-{
-    int *world = *ok ? amp_nodes_world_ranks(comm, nprocs) : NULL;
+    int *world = amp_nodes_world_ranks(comm, nprocs);
     int found = world && amp_nodes_find(world, nprocs, node, nnodes);
     /* one rank without the layout (it ran out of memory) makes every rank split again */
-    int in[2] = {found, *ok}, all[2] = {0, 0};
-    /* this decides what every rank does next, as an agreement does */
-    int arc = amp_task_agree_allreduce(in, all, 2, MPI_INT, MPI_LAND, comm);
+    int all = 0;
+    int arc = amp_task_agree_allreduce(&found, &all, 1, MPI_INT, MPI_LAND, comm);
     if (arc != MPI_SUCCESS) {
         free(world);
-        *ok = 0;
         return arc;
     }
-    *ok = all[0] && all[1];
-    if (*ok || !all[1]) {
+    if (all) {
         free(world);
         return MPI_SUCCESS;
     }

@@ -10,12 +10,9 @@
  * lowest rank, and *nnodes. Collective over `comm`. */
 int amp_nodes_get(MPI_Comm comm, int nprocs, int *node, int *nnodes);
 
-/* amp_nodes_get that also learns, in the same reduction, whether every rank is ready: *ok is
- * this rank's readiness on entry (node and nnodes may be NULL when it is 0). On return *ok is
- * 1 when every rank was ready and had the layout kept: that reduction was then all, and every
- * rank succeeded. Otherwise *ok is 0 and the caller agrees on the result; when some rank was
- * not ready, node is left as it is and MPI_SUCCESS returned. */
-int amp_nodes_get_ok(MPI_Comm comm, int nprocs, int *node, int *nnodes, int *ok);
+/* Local: 1 when the layout of `comm`'s group is kept in this process (then `node` and `nnodes`
+ * hold it), else 0. */
+int amp_nodes_lookup(MPI_Comm comm, int nprocs, int *node, int *nnodes);
 
 /* The world rank of each rank of `comm` (n entries, malloc'd): a key for what is kept per group.
  * NULL when out of memory or when a rank lies outside MPI_COMM_WORLD (spawned processes). */

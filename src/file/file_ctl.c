@@ -187,13 +187,22 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     amp_cfg_t next;
     memset(&next, 0, sizeof(next));
     rc = amp_file_try_hints(f, info, rc, &next);
-    rc = amp_agree(f->comm, rc);
-    int holes = 0;
-    if (rc == MPI_SUCCESS)
-        rc = amp_file_same_any(
-            f, amp_hash_text(datarep, (uint64_t)view.esize) * 31 + amp_cfg_coll_hash(&next),
-            amp_view_has_holes(&view), &holes, "MPI_File_set_view",
-            "the data representation, the etype size or a collective hint");
+    /* one reduction: the outcome, the same representation, etype size and hints everywhere,
+     * whether some rank's view has holes, and whether some rank moved the shared pointer */
+    uint64_t h = rc == MPI_SUCCESS
+                     ? amp_hash_text(datarep, (uint64_t)view.esize) * 31 + amp_cfg_coll_hash(&next)
+                     : 0;
+    enum { HOLES = 1, MOVED = 2 };
+    uint64_t words[3] = {h, ~h,
+                         (rc == MPI_SUCCESS && amp_view_has_holes(&view) ? HOLES : 0) |
+                             (amp_sfp_moved(f) ? MOVED : 0)};
+    rc = amp_agree_or(f->comm, rc, words, 3);
+    if (rc == MPI_SUCCESS && !amp_agree_or_same(words, h))
+        rc = amp_err(MPI_ERR_NOT_SAME,
+                     "MPI_File_set_view on \"%s\": the data representation, the etype size or a "
+                     "collective hint differs between ranks",
+                     f->path);
+    int holes = (words[2] & HOLES) != 0, moved = (words[2] & MOVED) != 0;
     amp_file_commit_hints(f, &next, rc);
     if (rc != MPI_SUCCESS) {
         if (view.ft)
@@ -206,8 +215,9 @@ int amp_file_set_view(amp_file_t *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     pthread_mutex_lock(&f->fp_lock);
     f->fp = 0;
     pthread_mutex_unlock(&f->fp_lock);
-    if (f->rank == 0)
-        rc = amp_sfp_set(f, 0);
+    if (!moved)
+        return MPI_SUCCESS; /* the shared pointer is at 0 already: nothing to reset or order */
+    rc = amp_sfp_reset(f, moved);
     return amp_agree(f->comm, rc); /* also orders the reset before any later shared access */
 }
 

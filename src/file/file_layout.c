@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/agree.h"
 #include "core/err.h"
 #include "coll/coll.h"
 #include "file/fileops.h"
@@ -54,8 +55,13 @@ void amp_file_layout_apply(amp_file_t *f, int provider, int created)
     f->layout.hints_errno = e;
 }
 
-int amp_file_layout_share(amp_file_t *f, int rc)
+int amp_file_layout_share(amp_file_t *f, int rc, uint64_t *extra, int nextra)
 {
+    enum { LAYOUT = (sizeof(amp_fs_layout_t) + sizeof(uint64_t) - 1) / sizeof(uint64_t) };
+    if (LAYOUT + nextra > AMP_AGREE_OR_WORDS)
+        return amp_agree(f->comm, amp_err(MPI_ERR_INTERN, "too many words for the open"));
+    uint64_t words[AMP_AGREE_OR_WORDS] = {0}; /* the others pass zeros: the or is rank 0's */
+    memcpy(words + LAYOUT, extra, (size_t)nextra * sizeof(*extra));
     if (f->rank == 0) {
         amp_fs_want_t want = amp_file_want(&f->cfg);
         int hints = f->layout.hints, err = f->layout.hints_errno;
@@ -71,10 +77,14 @@ int amp_file_layout_share(amp_file_t *f, int rc)
             hints = AMP_HINTS_EXISTING;
         f->layout.hints = hints;
         f->layout.hints_errno = err;
+        memcpy(words, &f->layout, sizeof(f->layout));
     }
-    if (f->nprocs == 1)
-        return MPI_SUCCESS;
-    return PMPI_Bcast(&f->layout, (int)sizeof(f->layout), MPI_BYTE, 0, f->comm);
+    rc = amp_agree_or(f->comm, rc, words, LAYOUT + nextra);
+    if (rc == MPI_SUCCESS) {
+        memcpy(&f->layout, words, sizeof(f->layout));
+        memcpy(extra, words + LAYOUT, (size_t)nextra * sizeof(*extra));
+    }
+    return rc;
 }
 
 const char *amp_file_layout_hints_text(const amp_fs_layout_t *l, char *text, size_t len)

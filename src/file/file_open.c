@@ -112,12 +112,23 @@ static void amp_file_destroy(amp_file_t *f)
     free(f);
 }
 
-/* Hints and access mode must agree across ranks: a mismatch is an error on every rank. */
-static int amp_file_check_same(amp_file_t *f)
+/* One reduction: agrees on the local checks' outcome `rc`, and sets `*same` to whether `h` is
+ * equal on every rank. */
+static int amp_file_agree_checks(MPI_Comm comm, int rc, uint64_t h, int *same)
 {
-    uint64_t h = amp_cfg_coll_hash(&f->cfg) * 31 + (uint64_t)f->amode;
+    uint64_t words[2] = {h, ~h};
+    rc = amp_agree_or(comm, rc, words, 2);
+    *same = rc == MPI_SUCCESS && amp_agree_or_same(words, h);
+    return rc;
+}
+
+/* The local checks agreed, and hints and access mode must agree across ranks: a mismatch is an
+ * error on every rank. */
+static int amp_file_check_same(amp_file_t *f, int rc)
+{
+    uint64_t h = rc == MPI_SUCCESS ? amp_cfg_coll_hash(&f->cfg) * 31 + (uint64_t)f->amode : 0;
     int same;
-    int rc = amp_agree_same(f->comm, h, &same);
+    rc = amp_file_agree_checks(f->comm, rc, h, &same);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!same)
@@ -156,7 +167,8 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         MPI_Comm dup = MPI_COMM_NULL;
         if (PMPI_Comm_dup(comm, &dup) == MPI_SUCCESS) {
             PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-            amp_agree(dup, rc);
+            int same;
+            amp_file_agree_checks(dup, rc, 0, &same);
             PMPI_Comm_free(&dup);
         }
         return rc;
@@ -198,9 +210,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         rc = amp_file_check_amode(amode);
     if (rc == MPI_SUCCESS)
         rc = amp_cfg_load_for(&f->cfg, info, f->path);
-    rc = amp_agree(f->comm, rc);
-    if (rc == MPI_SUCCESS)
-        rc = amp_file_check_same(f);
+    rc = amp_file_check_same(f, rc);
     if (rc != MPI_SUCCESS) {
         amp_file_destroy(f);
         return rc;
@@ -217,11 +227,6 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     } else {
         rc = create ? amp_file_create(f, excl) : amp_file_open_fd(f, 0, 0, 0);
     }
-    int lrc = amp_file_layout_share(f, rc); /* collective: every rank, whatever its rc */
-    if (rc == MPI_SUCCESS && lrc != MPI_SUCCESS)
-        rc = amp_err(amp_err_class(lrc), "cannot share the layout of \"%s\"", f->path);
-    if (rc == MPI_SUCCESS)
-        amp_fs_set_stale_cache(&f->fs, !(f->layout.caps & AMP_FS_COHERENT));
     if (rc == MPI_SUCCESS && f->cfg.str[AMP_CFG_AMPIO_TRACE] && *f->cfg.str[AMP_CFG_AMPIO_TRACE])
         rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
     /* when set by hint; otherwise the first collective call decides from the node layout */
@@ -233,9 +238,24 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     /* registered before the agreement: a rank that cannot register must not leave the others
      * in the collective steps after it */
     int registered = rc == MPI_SUCCESS && (rc = amp_handle_add(f)) == MPI_SUCCESS;
-    rc = amp_agree(f->comm, rc);
+    int nodes_known = 0;
     if (rc == MPI_SUCCESS)
-        rc = amp_sfp_open(f);
+        rc = amp_coll_file_prepare(f, &nodes_known);
+    /* one reduction: the agreement, rank 0's layout to every rank, whether every rank knew the
+     * nodes, and the shared pointer's slot */
+    enum { NODES_UNKNOWN, SFP_OFFER, WORDS = SFP_OFFER + AMP_SFP_OPEN_WORDS };
+    uint64_t words[WORDS] = {[NODES_UNKNOWN] = !nodes_known};
+    if (rc == MPI_SUCCESS)
+        amp_sfp_open_offer(f, words + SFP_OFFER);
+    rc = amp_file_layout_share(f, rc, words, WORDS);
+    if (rc == MPI_SUCCESS)
+        amp_fs_set_stale_cache(&f->fs, !(f->layout.caps & AMP_FS_COHERENT));
+    if (rc == MPI_SUCCESS)
+        rc = amp_coll_file_settle(f, !words[NODES_UNKNOWN]);
+    if (rc == MPI_SUCCESS)
+        rc = amp_sfp_open(f, words + SFP_OFFER);
+    else if (f->sfp)
+        amp_sfp_open_withdraw(f);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
         rc = amp_agree(f->comm, amp_file_append_start(f));
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND))
@@ -258,11 +278,12 @@ int amp_file_close(amp_file_t *f)
     amp_op_drain(f, 0); /* pending accesses complete first; each reports at its own wait */
     amp_coll_stats_report(f);
     amp_handle_remove(f);
-    int src = amp_sfp_close(f); /* may still write deferred data into the file */
+    int src = amp_sfp_close_sync(f); /* may still write deferred data into the file */
     int rc = amp_fs_close(&f->fs);
     if (rc == MPI_SUCCESS)
         rc = src;
     rc = amp_agree(f->comm, rc);
+    amp_sfp_close_free(f); /* after the agreement: nobody uses the pointer any more */
     if ((f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0 && unlink(f->path) != 0 &&
         errno != ENOENT && rc == MPI_SUCCESS)
         rc = amp_err_errno(errno, "cannot delete \"%s\" on close", f->path);

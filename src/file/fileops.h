@@ -30,9 +30,10 @@ int amp_file_layout_setter(amp_file_t *f);
  * records what became of them. */
 void amp_file_layout_apply(amp_file_t *f, int provider, int created);
 
-/* Collective: rank 0 reads the layout the file has (rc: how its open went) and every rank takes
- * it. */
-int amp_file_layout_share(amp_file_t *f, int rc);
+/* Collective, the open's agreement on `rc` (how this rank's open went): rank 0 reads the layout
+ * the file has, and the one reduction that agrees brings it to every rank, with the or of every
+ * rank's `nextra` words `extra` (left as they were when the agreement fails). */
+int amp_file_layout_share(amp_file_t *f, int rc, uint64_t *extra, int nextra);
 
 /* What became of the striping hints, or NULL when there were none. */
 const char *amp_file_layout_hints_text(const amp_fs_layout_t *l, char *text, size_t len);

@@ -29,7 +29,7 @@ int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, s->comm) != MPI_SUCCESS)
         all = 0; /* not known to be everywhere: nowhere */
     if (ok && !all)
-        ops->destroy(s, 0);
+        ops->destroy(s, AMP_SFP_DESTROY_LOCAL);
     return all ? MPI_SUCCESS : (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER);
 }
 
@@ -60,17 +60,33 @@ int amp_sfp_prepare(amp_file_t *f)
     return MPI_SUCCESS;
 }
 
-/* Frees the file's pointer; its component, if one was made, first (collective or local). */
-static void amp_sfp_free(amp_file_t *f, int collective)
+/* Frees the file's pointer; its component, if one was made, first (amp_sfp_destroy_t). */
+static void amp_sfp_free(amp_file_t *f, amp_sfp_destroy_t how)
 {
     amp_sfp_t *s = f->sfp;
     if (s && s->ops)
-        s->ops->destroy(s, collective);
+        s->ops->destroy(s, how);
     free(s);
     f->sfp = NULL;
 }
 
-int amp_sfp_open(amp_file_t *f)
+_Static_assert(AMP_SFP_OPEN_WORDS == AMP_SFP_SLOT_WORDS, "the open's offer is a slot's");
+
+void amp_sfp_open_offer(amp_file_t *f, uint64_t *words)
+{
+    for (int i = 0; i < AMP_SFP_OPEN_WORDS; i++)
+        words[i] = 0;
+    if (f->sfp && amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP) == AMP_SFP_AUTO)
+        amp_sfp_offer_window(f->sfp, words);
+}
+
+void amp_sfp_open_withdraw(amp_file_t *f)
+{
+    if (f->sfp && amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP) == AMP_SFP_AUTO)
+        amp_sfp_withdraw_window(f->sfp);
+}
+
+int amp_sfp_open(amp_file_t *f, const uint64_t *offered)
 {
     amp_sfp_t *s = f->sfp;
     int method = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), rc = MPI_ERR_OTHER;
@@ -85,7 +101,8 @@ int amp_sfp_open(amp_file_t *f)
     int named_failed = method != AMP_SFP_AUTO && rc != MPI_SUCCESS;
     if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
         /* lockedfile is right wherever the pointer's side file is (sfp_lockedfile.c) */
-        rc = amp_sfp_create_window(s);
+        rc = method == AMP_SFP_AUTO && offered ? amp_sfp_accept_window(s, offered)
+                                               : amp_sfp_create_window(s);
         if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s)) == MPI_SUCCESS)
             rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
     }
@@ -94,7 +111,7 @@ int amp_sfp_open(amp_file_t *f)
                      amp_sfp_named[method]->name, s->ops->name);
     if (rc != MPI_SUCCESS) {
         s->ops = NULL; /* every attempt undid itself */
-        amp_sfp_free(f, 0);
+        amp_sfp_free(f, AMP_SFP_DESTROY_LOCAL);
         return amp_err(amp_err_class(rc), "cannot create a shared file pointer for \"%s\"",
                        f->path);
     }
@@ -106,22 +123,39 @@ int amp_sfp_close(amp_file_t *f)
     if (!f->sfp)
         return MPI_SUCCESS;
     int rc = f->sfp->ops ? amp_sfp_sync(f) : MPI_SUCCESS;
-    amp_sfp_free(f, 1);
+    amp_sfp_free(f, AMP_SFP_DESTROY_COLLECTIVE);
     return rc;
+}
+
+int amp_sfp_close_sync(amp_file_t *f)
+{
+    return f->sfp && f->sfp->ops ? amp_sfp_sync(f) : MPI_SUCCESS;
+}
+
+void amp_sfp_close_free(amp_file_t *f)
+{
+    amp_sfp_free(f, AMP_SFP_DESTROY_ORDERED);
 }
 
 void amp_sfp_reap(amp_file_t *f)
 {
-    amp_sfp_free(f, 0);
+    amp_sfp_free(f, AMP_SFP_DESTROY_LOCAL);
+}
+
+static void amp_sfp_note_moved(amp_sfp_t *s)
+{
+    __atomic_store_n(&s->moved, 1, __ATOMIC_RELAXED);
 }
 
 int amp_sfp_fetch_add(amp_file_t *f, MPI_Offset delta, MPI_Offset *before)
 {
+    amp_sfp_note_moved(f->sfp);
     return f->sfp->ops->fetch_add(f->sfp, delta, before);
 }
 
 int amp_sfp_fetch_add_collective(amp_file_t *f, MPI_Offset delta, MPI_Offset *before)
 {
+    amp_sfp_note_moved(f->sfp);
     const amp_sfp_ops_t *ops = f->sfp->ops;
     return (ops->fetch_add_collective ? ops->fetch_add_collective : ops->fetch_add)(f->sfp, delta,
                                                                                     before);
@@ -134,7 +168,22 @@ int amp_sfp_get(amp_file_t *f, MPI_Offset *value)
 
 int amp_sfp_set(amp_file_t *f, MPI_Offset value)
 {
+    amp_sfp_note_moved(f->sfp);
     return f->sfp->ops->set(f->sfp, value);
+}
+
+int amp_sfp_moved(const amp_file_t *f)
+{
+    return f->sfp && __atomic_load_n(&f->sfp->moved, __ATOMIC_RELAXED);
+}
+
+int amp_sfp_reset(amp_file_t *f, int moved)
+{
+    if (!moved)
+        return MPI_SUCCESS; /* still where it was reset last on every rank */
+    int rc = f->rank == 0 ? amp_sfp_set(f, 0) : MPI_SUCCESS;
+    __atomic_store_n(&f->sfp->moved, 0, __ATOMIC_RELAXED);
+    return rc;
 }
 
 int amp_sfp_sync(amp_file_t *f)
@@ -148,6 +197,8 @@ int amp_sfp_write_deferred(amp_file_t *f, const void *buf, MPI_Count count, MPI_
 {
     amp_sfp_t *s = f->sfp;
     *deferred = s->ops->write != NULL;
+    if (*deferred)
+        amp_sfp_note_moved(s);
     return *deferred ? s->ops->write(s, buf, count, type, mdt, bytes) : MPI_SUCCESS;
 }
 

@@ -22,6 +22,7 @@
 #define AMP_SFP_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "io/file.h"
 #include "dtype/dt.h"
@@ -41,12 +42,26 @@ enum {
  * memory fails the open with the others instead of needing an agreement of its own. */
 int amp_sfp_prepare(amp_file_t *f);
 
-/* Collective at open, after amp_sfp_prepare: chooses and creates the component; the pointer
- * starts at 0. On failure the pointer is freed. */
-int amp_sfp_open(amp_file_t *f);
+/* The automatic choice's slot (sfp_pool.h) offered before the open's last agreement, which or-s
+ * these AMP_SFP_OPEN_WORDS words over the ranks: one reduction fewer. Local, after
+ * amp_sfp_prepare; withdrawn (local) when that agreement fails. */
+#define AMP_SFP_OPEN_WORDS 3
+void amp_sfp_open_offer(amp_file_t *f, uint64_t *words);
+void amp_sfp_open_withdraw(amp_file_t *f);
+
+/* Collective at open, after amp_sfp_prepare: chooses and creates the component (from the or-ed
+ * words of amp_sfp_open_offer when `offered` is not NULL); the pointer starts at 0. On failure
+ * the pointer is freed. */
+int amp_sfp_open(amp_file_t *f, const uint64_t *offered);
 
 /* Collective at close: merges deferred data, frees the component, removes side files. */
 int amp_sfp_close(amp_file_t *f);
+
+/* amp_sfp_close in two steps around a collective step of the caller's that follows every
+ * rank's last use of the pointer (the close's agreement), which spares the component a barrier
+ * of its own: the merge (collective), then the freeing. */
+int amp_sfp_close_sync(amp_file_t *f);
+void amp_sfp_close_free(amp_file_t *f);
 
 /* Local: releases what this process holds of a file never closed (at MPI_Finalize). */
 void amp_sfp_reap(amp_file_t *f);
@@ -61,6 +76,15 @@ int amp_sfp_fetch_add_collective(amp_file_t *f, MPI_Offset delta, MPI_Offset *be
 /* Reads the value (independent) or replaces it (one rank, inside a collective call). */
 int amp_sfp_get(amp_file_t *f, MPI_Offset *value);
 int amp_sfp_set(amp_file_t *f, MPI_Offset value);
+
+/* Whether this rank moved the pointer (or set it) since it was last reset: at open, or by
+ * amp_sfp_reset. */
+int amp_sfp_moved(const amp_file_t *f);
+
+/* Inside a collective call: sets the pointer to 0 (rank 0) when `moved`, the or of
+ * amp_sfp_moved over every rank, says it may have left 0; the caller orders the reset before
+ * any later access of the pointer. */
+int amp_sfp_reset(amp_file_t *f, int moved);
 
 /* Collective: makes deferred shared-pointer writes part of the file. Every collective routine
  * that depends on the file's contents or the pointer calls it first. */

@@ -2,8 +2,8 @@
  * file of the writing process and notes a record (id, timestamp, position in the side file,
  * length, file); at collective points (ordered and collective accesses, seek_shared, set_view,
  * sync, close) rank 0 gathers the file's records from every rank and sorts them by timestamp,
- * and every rank copies its data into the places rank 0 sent it. "individual" keeps a store of side files per file and
- * process, "single" one per process for all the files it has open (sfp_store.c).
+ * and every rank copies its data into the places rank 0 sent it. "individual" keeps a store of side
+ * files per file and process, "single" one per process for all the files it has open (sfp_store.c).
  *
  * Timestamps are MPI_Wtime corrected by each rank's offset to rank 0, measured at open by
  * ping-pong. A window component (shm or rma) keeps the pointer itself: it advances on every
@@ -72,10 +72,10 @@ int amp_sfp_deferred_create(amp_sfp_t *s, amp_sfp_deferred_t *m)
     return MPI_SUCCESS;
 }
 
-void amp_sfp_deferred_destroy(amp_sfp_t *s, int collective)
+void amp_sfp_deferred_destroy(amp_sfp_t *s, int how)
 {
     amp_sfp_deferred_t *m = s->state;
-    m->counter.ops->destroy(&m->counter, collective);
+    m->counter.ops->destroy(&m->counter, how);
 }
 
 /* Notes a record of this file. Called with the store locked. */

@@ -18,7 +18,7 @@ typedef struct {
 int amp_sfp_deferred_create(amp_sfp_t *s, amp_sfp_deferred_t *m);
 
 /* Frees the pointer keeper; the caller frees `m` and its store. */
-void amp_sfp_deferred_destroy(amp_sfp_t *s, int collective);
+void amp_sfp_deferred_destroy(amp_sfp_t *s, int how);
 
 int amp_sfp_deferred_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
 int amp_sfp_deferred_fetch_add_collective(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);

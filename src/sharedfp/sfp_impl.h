@@ -17,8 +17,8 @@ typedef struct amp_sfp_ops {
     int (*create)(amp_sfp_t *s);
     /* create's outcome is already the same on every rank: the dispatcher need not agree */
     int agreed;
-    /* Collective when `collective`, else local cleanup only (the process is finalizing). */
-    void (*destroy)(amp_sfp_t *s, int collective);
+    /* `how`: amp_sfp_destroy_t */
+    void (*destroy)(amp_sfp_t *s, int how);
     int (*fetch_add)(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
     /* Optional: fetch_add right after a merge, in a collective call (default: fetch_add). */
     int (*fetch_add_collective)(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before);
@@ -38,6 +38,7 @@ struct amp_sfp {
     char token[40];      /* unique per open file, the same on every rank: names side files */
     void *state;         /* the component's own */
     amp_sfp_slot_t slot; /* the window components' pointer */
+    int moved;           /* this rank moved the pointer since it was last reset (atomic) */
 };
 
 extern const amp_sfp_ops_t amp_sfp_shm_ops, amp_sfp_rma_ops, amp_sfp_lockedfile_ops,
@@ -49,6 +50,11 @@ int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops);
 /* Creates the window component every rank is fit to serve: shm when all ranks share a node,
  * else rma. Sets s->ops. Collective; the same outcome on every rank. */
 int amp_sfp_create_window(amp_sfp_t *s);
+
+/* amp_sfp_create_window in the steps of amp_sfp_slot_offer around the caller's reduction. */
+void amp_sfp_offer_window(amp_sfp_t *s, uint64_t *words);
+int amp_sfp_accept_window(amp_sfp_t *s, const uint64_t *words);
+void amp_sfp_withdraw_window(amp_sfp_t *s);
 
 /* Side files: "<dir>/.<name>.ampio-sfp-<token><suffix>", mode 0600, never through a link.
  * NEW creates the file, SHARE also opens one of this user that another rank created, EXISTING

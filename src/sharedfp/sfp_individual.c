@@ -36,12 +36,12 @@ static int amp_sfp_individual_create(amp_sfp_t *s)
     return all ? rc : MPI_ERR_NO_MEM;
 }
 
-static void amp_sfp_individual_destroy(amp_sfp_t *s, int collective)
+static void amp_sfp_individual_destroy(amp_sfp_t *s, int how)
 {
     amp_sfp_deferred_t *m = s->state;
     if (!m)
         return;
-    amp_sfp_deferred_destroy(s, collective);
+    amp_sfp_deferred_destroy(s, how);
     amp_sfp_store_free(m->store);
     free(m);
     s->state = NULL;

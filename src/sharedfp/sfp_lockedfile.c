@@ -57,14 +57,14 @@ static int amp_sfp_locked_create(amp_sfp_t *s)
     return MPI_SUCCESS;
 }
 
-static void amp_sfp_locked_destroy(amp_sfp_t *s, int collective)
+static void amp_sfp_locked_destroy(amp_sfp_t *s, int how)
 {
     amp_sfp_locked_t *m = s->state;
     if (!m)
         return;
     if (m->fd >= 0)
         close(m->fd);
-    if (collective)
+    if (how == AMP_SFP_DESTROY_COLLECTIVE)
         PMPI_Barrier(s->comm); /* nobody uses the side file any more */
     if (s->rank == 0)
         unlink(m->name);

@@ -175,35 +175,62 @@ amp_sfp_pool_kind_t amp_sfp_slot_kind(const amp_sfp_slot_t *slot)
     return slot->pool->kind;
 }
 
-int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot)
+/* The words of an offer: rank 0's pool id + 1 and slot + 1 (0: none offered), and whether a rank
+ * lacks the group's key. Pools are made and kept on every rank of a group or on none, so every
+ * rank finds the pool named, and the outcome is the same everywhere. */
+enum { AMP_SFP_OFFER_POOL, AMP_SFP_OFFER_SLOT, AMP_SFP_OFFER_NO_KEY };
+
+void amp_sfp_slot_offer(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot,
+                        uint64_t *words)
 {
     int rank, n;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &n);
-    int *world = amp_nodes_world_ranks(comm, n);
-    /* Rank 0 picks and resets a slot, then one reduction (the maximum of the pool id, the slot
-     * and whether a rank lacks the group's key) tells everyone and orders the reset before any
-     * use. Pools are made and kept on every rank of a group or on none, so every rank finds
-     * the pool named, and the outcome is the same everywhere. */
-    int choice[3] = {-1, -1, world == NULL}, agreed[3];
-    amp_sfp_pool_t *p = NULL;
-    if (rank == 0 && world && (p = amp_sfp_pool_pick(world, n, kind, &choice[1]))) {
+    slot->pool = NULL;
+    slot->world = amp_nodes_world_ranks(comm, n);
+    memset(words, 0, AMP_SFP_SLOT_WORDS * sizeof(*words));
+    words[AMP_SFP_OFFER_NO_KEY] = slot->world == NULL;
+    int index;
+    amp_sfp_pool_t *p;
+    if (rank == 0 && slot->world && (p = amp_sfp_pool_pick(slot->world, n, kind, &index))) {
         slot->pool = p;
-        slot->index = choice[1];
-        if (amp_sfp_slot_set(slot, 0) == MPI_SUCCESS)
-            choice[0] = p->id; /* else the slot stays taken: its value is unknown */
+        slot->index = index;
+        if (amp_sfp_slot_set(slot, 0) == MPI_SUCCESS) {
+            words[AMP_SFP_OFFER_POOL] = (uint64_t)p->id + 1;
+            words[AMP_SFP_OFFER_SLOT] = (uint64_t)index + 1;
+        } else {
+            slot->pool = NULL; /* the slot stays taken: its value is unknown */
+        }
     }
-    if (PMPI_Allreduce(choice, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        agreed[0] = -1, agreed[2] = 1; /* no pool known to be agreed: one of this file's own */
-    if (agreed[0] >= 0 && !agreed[2] && (p = amp_sfp_pool_find(world, n, agreed[0]))) {
+}
+
+void amp_sfp_slot_withdraw(amp_sfp_slot_t *slot)
+{
+    if (slot->pool) /* rank 0's pick: give it back */
+        amp_sfp_slot_release(slot, AMP_SFP_DESTROY_LOCAL);
+    free(slot->world);
+    slot->world = NULL;
+}
+
+int amp_sfp_slot_accept(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot,
+                        const uint64_t *words)
+{
+    int n;
+    PMPI_Comm_size(comm, &n);
+    int *world = slot->world;
+    slot->world = NULL;
+    int no_key = words[AMP_SFP_OFFER_NO_KEY] != 0;
+    amp_sfp_pool_t *p = NULL;
+    if (words[AMP_SFP_OFFER_POOL] && !no_key &&
+        (p = amp_sfp_pool_find(world, n, (int)words[AMP_SFP_OFFER_POOL] - 1))) {
         free(world);
         slot->pool = p;
-        slot->index = agreed[1];
+        slot->index = (int)words[AMP_SFP_OFFER_SLOT] - 1;
         return MPI_SUCCESS;
     }
-    if (rank == 0 && choice[0] >= 0) /* picked, but a rank cannot name the group: give back */
-        amp_sfp_slot_release(slot, 0);
-    if (agreed[2]) { /* a pool for this file alone */
+    if (slot->pool) /* picked, but a rank cannot name the group */
+        amp_sfp_slot_release(slot, AMP_SFP_DESTROY_LOCAL);
+    if (no_key) { /* a pool for this file alone */
         free(world);
         world = NULL;
     }
@@ -225,19 +252,31 @@ int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *s
     return MPI_SUCCESS;
 }
 
-void amp_sfp_slot_release(amp_sfp_slot_t *slot, int collective)
+int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot)
+{
+    /* rank 0 picks and resets a slot, then one reduction tells everyone and orders the reset
+     * before any use */
+    uint64_t offer[AMP_SFP_SLOT_WORDS], agreed[AMP_SFP_SLOT_WORDS];
+    amp_sfp_slot_offer(comm, kind, slot, offer);
+    if (PMPI_Allreduce(offer, agreed, AMP_SFP_SLOT_WORDS, MPI_UINT64_T, MPI_BOR, comm) !=
+        MPI_SUCCESS) /* no pool known to be agreed: one of this file's own */
+        agreed[AMP_SFP_OFFER_POOL] = 0, agreed[AMP_SFP_OFFER_NO_KEY] = 1;
+    return amp_sfp_slot_accept(comm, kind, slot, agreed);
+}
+
+void amp_sfp_slot_release(amp_sfp_slot_t *slot, int how)
 {
     amp_sfp_pool_t *p = slot->pool;
     if (!p)
         return;
     slot->pool = NULL;
     if (!p->world) { /* this file's own pool (MPI_Finalize reclaims it when not collective) */
-        if (collective)
+        if (how != AMP_SFP_DESTROY_LOCAL)
             amp_sfp_pool_destroy(p);
         return;
     }
-    if (collective)
-        PMPI_Barrier(p->comm); /* nobody uses the slot any more: rank 0 may hand it out again */
+    if (how == AMP_SFP_DESTROY_COLLECTIVE) /* nobody uses the slot any more: rank 0 may hand */
+        PMPI_Barrier(p->comm);             /* it out again */
     pthread_mutex_lock(&amp_sfp_pools_lock);
     p->used[slot->index] = 0;
     pthread_mutex_unlock(&amp_sfp_pools_lock);

@@ -9,6 +9,14 @@
 #define AMP_SFP_POOL_H
 
 #include <mpi.h>
+#include <stdint.h>
+
+/* How a component is destroyed. */
+typedef enum {
+    AMP_SFP_DESTROY_LOCAL,      /* local cleanup only (the process is finalizing) */
+    AMP_SFP_DESTROY_COLLECTIVE, /* collective: first waits until no rank uses it any more */
+    AMP_SFP_DESTROY_ORDERED,    /* collective, after a step every rank's last use preceded */
+} amp_sfp_destroy_t;
 
 #define AMP_SFP_POOL_SLOTS 64
 
@@ -42,6 +50,7 @@ typedef struct amp_sfp_pool amp_sfp_pool_t;
 typedef struct {
     amp_sfp_pool_t *pool;
     int index;
+    int *world; /* between an offer and its acceptance: the group's key (NULL: unknown) */
 } amp_sfp_slot_t;
 
 /* Collective over `comm`: takes a slot, set to 0, of a pool of `kind` (making the pool when the
@@ -49,9 +58,21 @@ typedef struct {
  * (shm across nodes, no way to start a keeper). */
 int amp_sfp_slot_take(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot);
 
+/* amp_sfp_slot_take in steps around a reduction of the caller's, which or-s the
+ * AMP_SFP_SLOT_WORDS words of every rank: the offer (local: rank 0 picks and resets a free slot
+ * of a pool the group has), then the acceptance of the or-ed words (collective only when no
+ * slot was offered or a rank cannot name the group: a pool is made then). When the reduction
+ * failed, the offer is withdrawn instead (local). */
+#define AMP_SFP_SLOT_WORDS 3
+void amp_sfp_slot_offer(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot,
+                        uint64_t *words);
+int amp_sfp_slot_accept(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t *slot,
+                        const uint64_t *words);
+void amp_sfp_slot_withdraw(amp_sfp_slot_t *slot);
+
 /* Collective when `collective` (every rank is done with the slot), else local: the process is
  * finalizing and the file was never closed. */
-void amp_sfp_slot_release(amp_sfp_slot_t *slot, int collective);
+void amp_sfp_slot_release(amp_sfp_slot_t *slot, int how);
 
 /* The kind a taken slot lives in (never ANY or KEEPER). */
 amp_sfp_pool_kind_t amp_sfp_slot_kind(const amp_sfp_slot_t *slot);

@@ -75,12 +75,12 @@ static int amp_sfp_single_create(amp_sfp_t *s)
     return all ? rc : MPI_ERR_NO_MEM;
 }
 
-static void amp_sfp_single_destroy(amp_sfp_t *s, int collective)
+static void amp_sfp_single_destroy(amp_sfp_t *s, int how)
 {
     amp_sfp_deferred_t *m = s->state;
     if (!m)
         return;
-    amp_sfp_deferred_destroy(s, collective);
+    amp_sfp_deferred_destroy(s, how);
     amp_sfp_single_detach(m->store, m->tag);
     free(m);
     s->state = NULL;

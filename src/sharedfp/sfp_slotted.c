@@ -28,9 +28,9 @@ static int amp_sfp_addproc_create(amp_sfp_t *s)
     return amp_sfp_slotted_take(s, kinds[amp_cfg_num(&s->f->cfg, AMP_CFG_AMPIO_SHAREDFP_ADDPROC)]);
 }
 
-static void amp_sfp_slotted_destroy(amp_sfp_t *s, int collective)
+static void amp_sfp_slotted_destroy(amp_sfp_t *s, int how)
 {
-    amp_sfp_slot_release(&s->slot, collective);
+    amp_sfp_slot_release(&s->slot, how);
 }
 
 static int amp_sfp_slotted_fetch_add(amp_sfp_t *s, MPI_Offset delta, MPI_Offset *before)
@@ -75,11 +75,34 @@ static const amp_sfp_ops_t amp_sfp_any_ops = {
 
 const amp_sfp_ops_t amp_sfp_addproc_ops = AMP_SFP_SLOTTED_OPS("addproc", amp_sfp_addproc_create);
 
+static void amp_sfp_window_kind(amp_sfp_t *s)
+{
+    s->ops = amp_sfp_slot_kind(&s->slot) == AMP_SFP_POOL_SHM ? &amp_sfp_shm_ops : &amp_sfp_rma_ops;
+}
+
 int amp_sfp_create_window(amp_sfp_t *s)
 {
     int rc = amp_sfp_try(s, &amp_sfp_any_ops);
     if (rc == MPI_SUCCESS)
-        s->ops =
-            amp_sfp_slot_kind(&s->slot) == AMP_SFP_POOL_SHM ? &amp_sfp_shm_ops : &amp_sfp_rma_ops;
+        amp_sfp_window_kind(s);
+    return rc;
+}
+
+void amp_sfp_offer_window(amp_sfp_t *s, uint64_t *words)
+{
+    amp_sfp_slot_offer(s->comm, AMP_SFP_POOL_ANY, &s->slot, words);
+}
+
+void amp_sfp_withdraw_window(amp_sfp_t *s)
+{
+    amp_sfp_slot_withdraw(&s->slot);
+}
+
+int amp_sfp_accept_window(amp_sfp_t *s, const uint64_t *words)
+{
+    s->ops = &amp_sfp_any_ops; /* as amp_sfp_try would: create's outcome is agreed */
+    int rc = amp_sfp_slot_accept(s->comm, AMP_SFP_POOL_ANY, &s->slot, words);
+    if (rc == MPI_SUCCESS)
+        amp_sfp_window_kind(s);
     return rc;
 }

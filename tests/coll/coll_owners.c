@@ -2,9 +2,10 @@
  * call the owners made, ranks whose data are contiguous in the file access them before the
  * call is described. The sequence mixes such ranks with ranks whose data have holes (these take
  * the full path), ranks without data, a layout that stops being the owners' (ranks in reverse
- * order: the next call is aggregated), a failing rank, and reads that run past the end of the
- * file. Every count is checked against the model, the file against the model and the native
- * run, and under ampio MPI_File_get_info must name the algorithm each call used. */
+ * order: the next call is aggregated), a failing rank, reads that run past the end of the
+ * file, and the first reads of an open (owners of large contiguous parts first). Every count is
+ * checked against the model, the file against the model and the native run, and under ampio
+ * MPI_File_get_info must name the algorithm each call used. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,29 @@ int main(int argc, char **argv)
     amptest_ok(MPI_File_close(&fh), "close");
     if (amptest_rank == 0)
         amptest_compare_file("owners.dat", model, (size_t)model_len);
+
+    /* The first read of an open starts with the owners of contiguous parts of a cycle buffer
+     * or more: with a cycle buffer of B / 2, the even ranks' plain parts of the mixed region
+     * are read before the call is described, and the odd ranks' parts with holes take the
+     * full path from that description. */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "4096");
+    _Static_assert(B / 2 == 4096, "the cycle buffer is half a rank's block");
+    amptest_ok(
+        MPI_File_open(MPI_COMM_WORLD, amptest_path("owners.dat"), MPI_MODE_RDONLY, info, &fh),
+        "open again, cb_buffer_size of half a block");
+    read_mixed(2 * region);
+    amptest_ok(MPI_File_close(&fh), "close after the first read with holes");
+    amptest_ok(
+        MPI_File_open(MPI_COMM_WORLD, amptest_path("owners.dat"), MPI_MODE_RDONLY, info, &fh),
+        "open a third time");
+    read_slots(6 * region, 1, "first read_at_all of an open, the last rank past the end of file");
+    used("individual", "first read of an open, blocks of a cycle buffer or more");
+    read_slots(region, 0, "second read_at_all of an open");
+    used("individual", "second read of an open");
+    amptest_ok(MPI_File_close(&fh), "close after the first reads");
+    MPI_Info_free(&info);
     free(model);
     return amptest_finish();
 }
