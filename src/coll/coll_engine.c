@@ -422,7 +422,8 @@ typedef struct {
     amp_worker_job_t io;    /* the aggregator's file access in flight */
     amp_round_job_t io_arg; /* what it does */
     int io_busy;
-    int rc; /* first local failure */
+    int self_skip; /* this round's transfer between the rank and itself is left out */
+    int rc;        /* first local failure */
 } amp_engine_t;
 
 static void amp_engine_fail(amp_engine_t *e, int rc)
@@ -483,7 +484,9 @@ static void amp_engine_free(amp_engine_t *e)
 /* Posts a transfer of `len` bytes, in pieces of at most 1 GiB. Without a buffer (`buf` NULL:
  * this side failed) the same pieces carry nothing, so that the peer's transfers still match:
  * an empty send ends the peer's receive early, an empty receive consumes the peer's message
- * (a truncation, expected after the failure already kept). */
+ * (a truncation, expected after the failure already kept). Between a rank and itself the
+ * transfer is left out instead (self_skip): Open MPI's self transport copies the whole message
+ * into an empty receive's buffer. */
 static void amp_engine_post(amp_engine_t *e, int send, char *buf, MPI_Count len, int peer)
 {
     static char none[1];
@@ -538,6 +541,12 @@ static void amp_engine_agg_plan(amp_engine_t *e, int r, int b)
         amp_engine_fail(
             e, amp_err(MPI_ERR_NO_MEM, "out of memory for a %lld-byte round", (long long)total));
         e->total[b] = -1;
+        /* the cursors still pass this round, so that later rounds keep the members' sizes: a
+         * size out of step posts a message too few or too many, and a peer waits for ever */
+        for (int k = 0; k < w->nmembers; k++) {
+            int rc = MPI_SUCCESS;
+            amp_round_take(w, k, r, &e->acur[k], NULL, NULL, &rc);
+        }
         return;
     }
     MPI_Count at = 0;
@@ -602,6 +611,10 @@ static void amp_engine_agg_post(amp_engine_t *e, int b)
 {
     MPI_Count at = 0;
     for (int k = 0; e->w && k < e->w->nmembers; k++) {
+        if (e->self_skip && e->w->members[k] == e->c->rank) {
+            at += e->sizes[b][k];
+            continue;
+        }
         if (e->sizes[b][k] > 0) /* without a round buffer (total -1): empty transfers */
             amp_engine_post(e, !e->write, e->total[b] < 0 ? NULL : e->abuf[b] + at, e->sizes[b][k],
                             e->w->members[k]);
@@ -617,7 +630,9 @@ static int amp_engine_packs(const amp_engine_t *e, int i)
 }
 
 /* A member's messages of round r to every aggregator it feeds. */
-static void amp_engine_member_post(amp_engine_t *e, int r)
+/* Posts the member's transfers of round r, before the aggregator's (agg_post) of buffer b:
+ * where either side of the rank's transfer with itself lacks its buffer, neither is posted. */
+static void amp_engine_member_post(amp_engine_t *e, int r, int b)
 {
     amp_coll_call_t *c = e->c;
     amp_coll_plan_t *p = e->p;
@@ -643,6 +658,10 @@ static void amp_engine_member_post(amp_engine_t *e, int r)
         char *mem = e->moff[i] < 0 ? amp_coll_direct(c, e->lo[i])
                     : e->mpack     ? e->mpack + e->moff[i]
                                    : NULL;
+        if (p->work[i].agg == c->rank && (!mem || e->total[b] < 0)) {
+            e->self_skip = 1;
+            continue;
+        }
         if (mem && e->moff[i] >= 0 && e->write)
             amp_coll_pack(c, e->lo[i], e->hi[i], mem);
         amp_engine_post(e, e->write, mem, n, p->work[i].agg);
@@ -684,10 +703,11 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write, int
     for (int r = 0; r < e.rounds; r++) {
         int b = pipeline ? r % 2 : 0, next = pipeline ? 1 - b : 0;
         e.nreq = 0;
+        e.self_skip = 0;
         if (write)
             amp_engine_agg_plan(&e, r, b);
+        amp_engine_member_post(&e, r, b);
         amp_engine_agg_post(&e, b);
-        amp_engine_member_post(&e, r);
         /* while the messages travel: write the previous round, or read the next one */
         if (write && pipeline)
             amp_engine_io_begin(&e, next);
