@@ -679,12 +679,57 @@ static void amp_engine_member_unpack(amp_engine_t *e)
     }
 }
 
+/* The buffers of the largest round, the aggregator's and the member's, made before the agreement
+ * that precedes any data message: once messages flow, a missing buffer can only be stood in for
+ * by an empty transfer, and an empty receive is a truncation, which MPICH's MPI_Waitall reports
+ * to MPI_COMM_WORLD's error handler (fatal unless the application changed it). The rounds are
+ * walked once more without data; the buffers stay on the file for the next call. */
+static int amp_engine_reserve(amp_engine_t *e, int pipeline)
+{
+    amp_coll_call_t *c = e->c;
+    amp_coll_plan_t *p = e->p;
+    const amp_coll_work_t *w = e->w;
+    MPI_Count agg = 0, pack = 0;
+    for (int r = 0; w && r < w->nrounds; r++) {
+        MPI_Count total = 0;
+        for (int k = 0; k < w->nmembers; k++) {
+            int rc = MPI_SUCCESS;
+            total += amp_round_take(w, k, r, &e->acur[k], NULL, NULL, &rc);
+        }
+        agg = total > agg ? total : agg;
+    }
+    if (w)
+        memset(e->acur, 0, (size_t)w->nmembers * sizeof(*e->acur));
+    for (int r = 0; r < e->rounds; r++) {
+        MPI_Count packed = 0;
+        for (int i = 0; i < p->nwork; i++) {
+            MPI_Count lo = 0, hi = 0;
+            if (r < p->work[i].nrounds && p->work[i].member)
+                amp_round_member(c, &p->work[i], r, &e->mcur[i], &lo, &hi);
+            if (hi > lo && amp_engine_packs(e, i))
+                packed += hi - lo;
+        }
+        pack = packed > pack ? packed : pack;
+    }
+    for (int i = 0; i < p->nwork; i++)
+        e->mcur[i] = p->work[i].s_lo;
+    if (w && (!amp_coll_scratch(c->f, AMP_COLL_SCRATCH_ROUND0, agg > 0 ? agg : 1) ||
+              (pipeline && !amp_coll_scratch(c->f, AMP_COLL_SCRATCH_ROUND1, agg > 0 ? agg : 1))))
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for %lld-byte rounds", (long long)agg);
+    if (pack > 0 && !amp_coll_scratch(c->f, AMP_COLL_SCRATCH_PACK, pack))
+        return amp_err(MPI_ERR_NO_MEM, "out of memory packing %lld bytes", (long long)pack);
+    return MPI_SUCCESS;
+}
+
 static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write, int ready)
 {
     amp_engine_t e;
+    int pipeline = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_PIPELINE) != 0;
     int rc = amp_engine_init(&e, c, p, write);
     if (rc == MPI_SUCCESS)
         rc = ready;
+    if (rc == MPI_SUCCESS)
+        rc = amp_engine_reserve(&e, pipeline);
     /* before any data message, every rank learns whether all can go on: a member's runs that
      * did not reach its aggregator, or a rank without the engine's arrays, would leave
      * transfers unmatched. A rank that was ready returns success when another was not: the
@@ -697,7 +742,6 @@ static int amp_engine_run(amp_coll_call_t *c, amp_coll_plan_t *p, int write, int
         amp_engine_free(&e);
         return rc;
     }
-    int pipeline = amp_cfg_num(&c->f->cfg, AMP_CFG_AMPIO_PIPELINE) != 0;
     if (!write) /* the first round is read before any message */
         amp_engine_agg_plan(&e, 0, 0), amp_engine_agg_io(&e, 0);
     for (int r = 0; r < e.rounds; r++) {
