@@ -79,23 +79,29 @@ MPI_Offset amp_coll_cycle_buffer(const amp_cfg_t *cfg, const amp_fs_layout_t *la
 
 /* ---- per file state ---- */
 
+/* Whether this rank's node runs more of the file's ranks than it has cores. */
+static int amp_coll_shares_cores(const amp_file_t *f, const struct amp_coll_state *s)
+{
+    int here = 0;
+    for (int r = 0; r < f->nprocs; r++)
+        here += s->node[r] == s->node[f->rank];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && here > cores;
+}
+
 /* Writes are cut short where this rank's node runs more of the file's ranks than it has cores
  * (amp_fs_writev says why), unless the hint set the size. */
 static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
 {
     if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_WRITE_CHUNK) > 0)
         return;
-    int here = 0;
-    for (int r = 0; r < f->nprocs; r++)
-        here += s->node[r] == s->node[f->rank];
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t chunk = cores > 0 && here > cores ? AMP_COLL_SHARED_CORE_WRITE : 0;
+    size_t chunk = amp_coll_shares_cores(f, s) ? AMP_COLL_SHARED_CORE_WRITE : 0;
     __atomic_store_n(&f->fs.max_write, chunk, __ATOMIC_RELAXED); /* see amp_fs_transfer */
 }
 
-int amp_coll_file_prepare(amp_file_t *f, int *known)
+int amp_coll_file_prepare(amp_file_t *f, int *known, int *crowded)
 {
-    *known = 0;
+    *known = *crowded = 0;
     struct amp_coll_state *s = amp_calloc(1, sizeof(*s));
     f->coll = s;
     if (!s)
@@ -120,17 +126,24 @@ int amp_coll_file_prepare(amp_file_t *f, int *known)
     } else {
         *known = amp_nodes_lookup(f->comm, f->nprocs, s->node, &s->nnodes);
     }
+    *crowded = *known && amp_coll_shares_cores(f, s);
     return MPI_SUCCESS;
 }
 
-int amp_coll_file_settle(amp_file_t *f, int all_known)
+int amp_coll_file_settle(amp_file_t *f, int all_known, int crowded)
 {
     struct amp_coll_state *s = f->coll;
     if (!all_known) { /* the first open on the group: shared memory tells, and it is kept */
-        int rc = amp_agree(f->comm, amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes));
+        int rc = amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes);
+        uint64_t any = rc == MPI_SUCCESS && amp_coll_shares_cores(f, s);
+        rc = amp_agree_or(f->comm, rc, &any, 1);
         if (rc != MPI_SUCCESS)
             return rc;
+        crowded = any != 0;
     }
+    int set = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHARED_CORES); /* the same everywhere */
+    if (set == AMP_CFG_ENABLE || (set == AMP_CFG_AUTOMATIC && crowded))
+        amp_task_mark_crowded(f->comm); /* on every rank: crowded is the or of every rank's */
     amp_coll_write_chunk(f, s);
     return MPI_SUCCESS;
 }

@@ -30,12 +30,14 @@ int amp_coll_info(amp_file_t *f, MPI_Info info);
 void amp_coll_stats_report(amp_file_t *f);
 
 /* Per-file set-up of what the collective layer keeps, in two steps around the open's
- * agreement. Local: the state, and the node layout when this process knows it (`*known`).
- * Then, once the open agreed, with `all_known` the or over the ranks of !known negated:
- * collective only when some rank did not know the layout (the first open on a group), and
- * then agreed. */
-int amp_coll_file_prepare(amp_file_t *f, int *known);
-int amp_coll_file_settle(amp_file_t *f, int all_known);
+ * agreement. Local: the state, and the node layout when this process knows it (`*known`;
+ * `*crowded` then tells whether this rank's node runs more of the file's ranks than it has
+ * cores). Then, once the open agreed, with `all_known` and `crowded` agreed over the ranks
+ * (every rank knew the layout; some rank's node is crowded): collective only when some rank
+ * did not know the layout (the first open on a group), and then agreed. On a crowded file
+ * the collectives poll (core/task.h). */
+int amp_coll_file_prepare(amp_file_t *f, int *known, int *crowded);
+int amp_coll_file_settle(amp_file_t *f, int all_known, int crowded);
 void amp_coll_file_free(amp_file_t *f);
 
 #endif

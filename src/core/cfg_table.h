@@ -79,6 +79,10 @@
     X(AMPIO_WRITE_CHUNK, "ampio_write_chunk", SIZE, "0", 0, 1LL << 40, NULL, LOCAL,                \
       "largest write system call (0: 256K on a node with more of the file's ranks than cores, "    \
       "else none)")                                                                                \
+    X(AMPIO_SHARED_CORES, "ampio_shared_cores", ENUM, "automatic", 0, 0,                           \
+      "automatic,enable,disable", COLL,                                                            \
+      "waits of ampio's collective steps test and nap instead of blocking in MPI (automatic: "     \
+      "where some node runs more of the file's ranks than it has cores)")                          \
     X(AMPIO_TRACE, "ampio_trace", STRING, "", 0, 0, NULL, LOCAL,                                   \
       "path prefix: each rank logs its file system calls to <prefix>.<rank> (for testing)")
 

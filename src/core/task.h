@@ -30,7 +30,14 @@ int amp_task_inside(void);
 /* Inside a task: gives the thread back until the next resume. Outside: nothing. */
 void amp_task_yield(void);
 
-/* ---- waits: blocking outside a task, a yield per unfinished step inside ---- */
+/* Collective over `comm`, which every rank marks or none: its ranks share cores with more
+ * ranks than there are cores on some node. Collectives on it (on a duplicate of it kept as its
+ * attribute) then poll and nap outside a task instead of blocking in MPI (task.c says why).
+ * Where a rank cannot set it up, none does. */
+void amp_task_mark_crowded(MPI_Comm comm);
+
+/* ---- waits: blocking outside a task (collectives polling where crowded), a yield per
+ * unfinished step inside ---- */
 
 int amp_task_wait(MPI_Request *req, MPI_Status *status);
 int amp_task_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);

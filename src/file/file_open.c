@@ -238,20 +238,20 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     /* registered before the agreement: a rank that cannot register must not leave the others
      * in the collective steps after it */
     int registered = rc == MPI_SUCCESS && (rc = amp_handle_add(f)) == MPI_SUCCESS;
-    int nodes_known = 0;
+    int nodes_known = 0, crowded = 0;
     if (rc == MPI_SUCCESS)
-        rc = amp_coll_file_prepare(f, &nodes_known);
+        rc = amp_coll_file_prepare(f, &nodes_known, &crowded);
     /* one reduction: the agreement, rank 0's layout to every rank, whether every rank knew the
-     * nodes, and the shared pointer's slot */
-    enum { NODES_UNKNOWN, SFP_OFFER, WORDS = SFP_OFFER + AMP_SFP_OPEN_WORDS };
-    uint64_t words[WORDS] = {[NODES_UNKNOWN] = !nodes_known};
+     * nodes and whether some node is crowded, and the shared pointer's slot */
+    enum { NODES_UNKNOWN, CROWDED, SFP_OFFER, WORDS = SFP_OFFER + AMP_SFP_OPEN_WORDS };
+    uint64_t words[WORDS] = {[NODES_UNKNOWN] = !nodes_known, [CROWDED] = crowded != 0};
     if (rc == MPI_SUCCESS)
         amp_sfp_open_offer(f, words + SFP_OFFER);
     rc = amp_file_layout_share(f, rc, words, WORDS);
     if (rc == MPI_SUCCESS)
         amp_fs_set_stale_cache(&f->fs, !(f->layout.caps & AMP_FS_COHERENT));
     if (rc == MPI_SUCCESS)
-        rc = amp_coll_file_settle(f, !words[NODES_UNKNOWN]);
+        rc = amp_coll_file_settle(f, !words[NODES_UNKNOWN], words[CROWDED] != 0);
     if (rc == MPI_SUCCESS)
         rc = amp_sfp_open(f, words + SFP_OFFER);
     else if (f->sfp)

@@ -311,7 +311,8 @@ static void hints(void)
         {"ampio_fcoll", "fastest"},          {"ampio_sharedfp", "disk"},
         {"ampio_num_aggregators", "-1"},     {"ampio_saturation_k", "abc"},
         {"ampio_saturation_k", "16Q"},       {"ampio_pipeline", "2"},
-        {"ampio_sharedfp_addproc", "maybe"}, {"ampio_write_chunk", "-4"}};
+        {"ampio_sharedfp_addproc", "maybe"}, {"ampio_write_chunk", "-4"},
+        {"ampio_shared_cores", "sometimes"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char what[128];
         snprintf(what, sizeof(what), "hint %s=%s", bad[i][0], bad[i][1]);
