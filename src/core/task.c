@@ -186,8 +186,8 @@ void amp_task_mark_crowded(MPI_Comm comm)
     ok = ok && PMPI_Comm_set_attr(comm, amp_task_crowded_key, shadow) == MPI_SUCCESS;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
         all = 0;
-    if (all) {
-        __atomic_store_n(&amp_task_crowded, 1, __ATOMIC_RELAXED);
+    if (all) { /* released: a thread that sees the flag sees the key */
+        __atomic_store_n(&amp_task_crowded, 1, __ATOMIC_RELEASE);
         return;
     }
     if (ok) /* frees the shadow */
@@ -205,7 +205,7 @@ void amp_task_mark_crowded(MPI_Comm comm)
  * each rank started them). */
 static int amp_task_shadow(MPI_Comm *comm)
 {
-    if (!__atomic_load_n(&amp_task_crowded, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&amp_task_crowded, __ATOMIC_ACQUIRE))
         return 0;
     MPI_Comm *shadow = NULL;
     int flag = 0;

@@ -229,7 +229,7 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     }
     if (rc == MPI_SUCCESS && f->cfg.str[AMP_CFG_AMPIO_TRACE] && *f->cfg.str[AMP_CFG_AMPIO_TRACE])
         rc = amp_fs_trace_open(&f->fs, f->cfg.str[AMP_CFG_AMPIO_TRACE], f->rank);
-    /* when set by hint; otherwise the first collective call decides from the node layout */
+    /* when set by hint; otherwise the node layout decides below (amp_coll_file_settle) */
     f->fs.max_write = (size_t)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_WRITE_CHUNK);
     if (rc == MPI_SUCCESS)
         rc = amp_view_default(&f->view);
