@@ -15,8 +15,10 @@
 #include "coll/coll_internal.h"
 #include "core/err.h"
 #include "core/fault.h"
+#include "core/rangelock.h"
 #include "core/task.h"
 #include "core/worker.h"
+#include "io/xfer.h"
 
 #define AMP_COLL_TAG_RUNS 0x6172
 #define AMP_COLL_TAG_DATA 0x6173
@@ -292,8 +294,10 @@ static int amp_piece_cmp(const void *a, const void *b)
 /* One round's file access, a job for ampio's I/O threads inside a task (POSIX calls only). */
 typedef struct {
     amp_fs_t *fs;
+    amp_rangelock_t *ranges; /* the file's ranges in use by this process's accesses */
     amp_pieces_t *ps;
     int write;
+    int lock;      /* writes lock their range (amp_xfer_writes_lock) */
     char *sieve;   /* ds_in_coll: a buffer for the pieces' whole range, or NULL */
     int64_t bytes; /* moved */
     double seconds;
@@ -306,56 +310,81 @@ static double amp_round_clock(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ds_in_coll: sorted pieces with holes between them become one write of their whole range, read
- * first and patched with the pieces (read-modify-write), under an exclusive lock of the range so
- * that no sieving writer elsewhere interleaves. No other aggregator touches the range in this
- * call: every algorithm gives each byte of the file to one aggregator. Returns 0 when the pieces
- * have no holes (then written as usual). */
-static int amp_round_sieve(amp_round_job_t *job, int *rc)
+/* The sorted pieces' whole range [*lo, *hi); whether there are holes between them. */
+static int amp_round_span(const amp_pieces_t *ps, MPI_Offset *lo, MPI_Offset *hi)
+{
+    int holes = 0;
+    *lo = *hi = ps->v[0].off;
+    for (size_t i = 0; i < ps->n; i++) {
+        holes |= ps->v[i].off > *hi;
+        *hi = ps->v[i].off + ps->v[i].len > *hi ? ps->v[i].off + ps->v[i].len : *hi;
+    }
+    return holes;
+}
+
+/* ds_in_coll: sorted pieces with holes between them become one write of their whole range
+ * [lo, hi), read first and patched with the pieces (read-modify-write); the caller holds an
+ * exclusive lock of the range, so that no sieving writer elsewhere interleaves. No other
+ * aggregator touches the range in this call: every algorithm gives each byte of the file to
+ * one aggregator. */
+static int amp_round_sieve(amp_round_job_t *job, MPI_Offset lo, MPI_Offset hi)
 {
     const amp_pieces_t *ps = job->ps;
-    MPI_Offset lo = ps->v[0].off, hi = lo;
-    int holes = 0;
-    for (size_t i = 0; i < ps->n; i++) {
-        holes |= ps->v[i].off > hi;
-        hi = ps->v[i].off + ps->v[i].len > hi ? ps->v[i].off + ps->v[i].len : hi;
-    }
-    if (!holes)
-        return 0;
-    int locked = 0;
     size_t got = 0;
     struct iovec whole = {job->sieve, (size_t)(hi - lo)};
-    *rc = amp_fs_lock(job->fs, 1, lo, hi - lo, &locked);
-    if (*rc == MPI_SUCCESS)
-        *rc = amp_fs_readv(job->fs, &whole, 1, lo, &got);
-    if (*rc == MPI_SUCCESS) {
+    int rc = amp_fs_readv(job->fs, &whole, 1, lo, &got);
+    if (rc == MPI_SUCCESS) {
         memset(job->sieve + got, 0, (size_t)(hi - lo) - got); /* past the end of file */
         for (size_t i = 0; i < ps->n; i++)
             memcpy(job->sieve + (ps->v[i].off - lo), ps->v[i].buf, (size_t)ps->v[i].len);
-        *rc = amp_fs_writev(job->fs, &whole, 1, lo);
+        rc = amp_fs_writev(job->fs, &whole, 1, lo);
         job->bytes += hi - lo;
     }
-    if (locked)
-        amp_fs_unlock(job->fs, lo, hi - lo);
-    return 1;
+    return rc;
 }
 
 /* Hands sorted pieces to the file system, one vectored call per contiguous region. Reads past
  * the end of file leave zeros. */
+static int amp_round_pieces(amp_round_job_t *job);
+
+/* A round's file access. Writes lock their whole range, in this process (against its own
+ * pending independent accesses) and in the file system, where they sieve (ds_in_coll) or where
+ * another rank may sieve a write (amp_xfer_writes_lock): a pending independent sieved write of
+ * another rank, whose window spans this round's bytes, would otherwise put them back as they
+ * were (random views under Open MPI lost a collective's bytes beside a pending iwrite_at). */
 static int amp_round_io(void *arg)
 {
     amp_round_job_t *job = arg;
     amp_pieces_t *ps = job->ps;
     qsort(ps->v, ps->n, sizeof(amp_piece_t), amp_piece_cmp);
-    if (job->write && job->sieve && ps->n > 1) {
-        double ts = amp_round_clock();
-        int src = MPI_SUCCESS, done = amp_round_sieve(job, &src);
+    if (!job->write || ps->n == 0)
+        return amp_round_pieces(job);
+    MPI_Offset lo, hi;
+    int holes = amp_round_span(ps, &lo, &hi);
+    int sieve = job->sieve && holes && ps->n > 1;
+    if (!sieve && !job->lock)
+        return amp_round_pieces(job);
+    double ts = amp_round_clock();
+    amp_range_t mine;
+    amp_rangelock_acquire(job->ranges, &mine, lo, hi);
+    int locked = 0, rc = amp_fs_lock(job->fs, 1, lo, hi - lo, &locked);
+    if (rc == MPI_SUCCESS && sieve) {
+        rc = amp_round_sieve(job, lo, hi);
         job->seconds = amp_round_clock() - ts;
-        if (done) {
-            amp_worker_count(job->bytes);
-            return src;
-        }
+        amp_worker_count(job->bytes);
+    } else if (rc == MPI_SUCCESS) {
+        rc = amp_round_pieces(job);
     }
+    if (locked)
+        amp_fs_unlock(job->fs, lo, hi - lo);
+    amp_rangelock_release(job->ranges, &mine);
+    return rc;
+}
+
+/* The pieces, sorted, in one system call per contiguous run of them. */
+static int amp_round_pieces(amp_round_job_t *job)
+{
+    amp_pieces_t *ps = job->ps;
     double t0 = amp_round_clock();
     int rc = MPI_SUCCESS;
     struct iovec *iov = amp_malloc((ps->n + 1) * sizeof(*iov));
@@ -585,7 +614,12 @@ static void amp_engine_io_begin(amp_engine_t *e, int b)
     e->io_busy = e->total[b] > 0 && e->rc == MPI_SUCCESS;
     if (!e->io_busy)
         return;
-    e->io_arg = (amp_round_job_t){.fs = &e->c->f->fs, .ps = &e->ps[b], .write = e->write};
+    amp_file_t *f = e->c->f;
+    e->io_arg = (amp_round_job_t){.fs = &f->fs,
+                                  .ranges = &f->io_ranges,
+                                  .ps = &e->ps[b],
+                                  .write = e->write,
+                                  .lock = e->write && amp_xfer_writes_lock(f)};
     amp_engine_sieve_buffer(e, b);
     amp_worker_begin(&e->io, amp_round_io, &e->io_arg);
 }

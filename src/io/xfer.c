@@ -222,6 +222,16 @@ static int amp_xfer_batch(amp_xfer_state_t *s, const amp_piece_t *p, size_t n)
     return MPI_SUCCESS;
 }
 
+int amp_xfer_writes_lock(const amp_file_t *f)
+{
+    /* Only a view with holes makes a write sieved (every access through a view without holes
+     * is one range of the file), so while no rank has one, no read-modify-write can race with
+     * a plain write and plain writes take no lock; nor where no rank ever sieves a write (the
+     * layout, the same on every rank, does not declare locked read-modify-write safe). */
+    return amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_DS_WRITE) != AMP_CFG_DISABLE && f->nprocs > 1 &&
+           f->view_holes && (f->layout.caps & AMP_FS_LOCKED_RMW);
+}
+
 int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
 {
     amp_file_t *f = x->f;
@@ -230,12 +240,7 @@ int amp_xfer(const amp_xfer_t *x, MPI_Count *done)
     s.ds = (int)amp_cfg_num(&f->cfg, x->write ? AMP_CFG_ROMIO_DS_WRITE : AMP_CFG_ROMIO_DS_READ);
     s.ds_size =
         amp_cfg_num(&f->cfg, x->write ? AMP_CFG_IND_WR_BUFFER_SIZE : AMP_CFG_IND_RD_BUFFER_SIZE);
-    /* Only a view with holes makes a write sieved (every access through a view without holes
-     * is one range of the file), so while no rank has one, no read-modify-write can race with
-     * a plain write and plain writes take no lock; nor where no rank ever sieves a write (the
-     * layout, the same on every rank, does not declare locked read-modify-write safe). */
-    s.lock_writes = amp_cfg_num(&f->cfg, AMP_CFG_ROMIO_DS_WRITE) != AMP_CFG_DISABLE &&
-                    f->nprocs > 1 && f->view_holes && (f->layout.caps & AMP_FS_LOCKED_RMW);
+    s.lock_writes = amp_xfer_writes_lock(f);
     *done = 0;
     if (x->nbytes == 0)
         return MPI_SUCCESS;

@@ -19,6 +19,11 @@ typedef struct amp_xfer {
  * reaches the end of file, or on error). */
 int amp_xfer(const amp_xfer_t *x, MPI_Count *done);
 
+/* Whether plain writes of the file must lock their range: some rank may sieve a write (a view
+ * with holes, where locked read-modify-write is safe), and its read-modify-write must not put
+ * back stale bytes over a write that landed meanwhile. The same on every rank. */
+int amp_xfer_writes_lock(const amp_file_t *f);
+
 /* amp_xfer as a job for ampio's I/O threads (core/worker.h): POSIX calls only. */
 typedef struct amp_xfer_job {
     const amp_xfer_t *x;
