@@ -52,7 +52,8 @@ typedef enum {
 struct amp_coll_state {
     int *node; /* node index of every rank */
     int nnodes;
-    int last_fcoll; /* the last collective call: algorithm and aggregators */
+    int shares_cores; /* this rank's node runs more of the file's ranks than it has cores */
+    int last_fcoll;   /* the last collective call: algorithm and aggregators */
     int last_naggr;
     int *last_aggr;
     amp_coll_auto_t *autosel; /* the automatic choice of aggregators */
@@ -79,14 +80,15 @@ MPI_Offset amp_coll_cycle_buffer(const amp_cfg_t *cfg, const amp_fs_layout_t *la
 
 /* ---- per file state ---- */
 
-/* Whether this rank's node runs more of the file's ranks than it has cores. */
-static int amp_coll_shares_cores(const amp_file_t *f, const struct amp_coll_state *s)
+/* Notes whether this rank's node runs more of the file's ranks than it has cores, once the node
+ * layout is known. */
+static void amp_coll_note_cores(const amp_file_t *f, struct amp_coll_state *s)
 {
     int here = 0;
     for (int r = 0; r < f->nprocs; r++)
         here += s->node[r] == s->node[f->rank];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && here > cores;
+    s->shares_cores = cores > 0 && here > cores;
 }
 
 /* Writes are cut short where this rank's node runs more of the file's ranks than it has cores
@@ -95,7 +97,7 @@ static void amp_coll_write_chunk(amp_file_t *f, const struct amp_coll_state *s)
 {
     if (amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_WRITE_CHUNK) > 0)
         return;
-    size_t chunk = amp_coll_shares_cores(f, s) ? AMP_COLL_SHARED_CORE_WRITE : 0;
+    size_t chunk = s->shares_cores ? AMP_COLL_SHARED_CORE_WRITE : 0;
     __atomic_store_n(&f->fs.max_write, chunk, __ATOMIC_RELAXED); /* see amp_fs_transfer */
 }
 
@@ -126,7 +128,9 @@ int amp_coll_file_prepare(amp_file_t *f, int *known, int *crowded)
     } else {
         *known = amp_nodes_lookup(f->comm, f->nprocs, s->node, &s->nnodes);
     }
-    *crowded = *known && amp_coll_shares_cores(f, s);
+    if (*known)
+        amp_coll_note_cores(f, s);
+    *crowded = s->shares_cores;
     return MPI_SUCCESS;
 }
 
@@ -135,7 +139,9 @@ int amp_coll_file_settle(amp_file_t *f, int all_known, int crowded)
     struct amp_coll_state *s = f->coll;
     if (!all_known) { /* the first open on the group: shared memory tells, and it is kept */
         int rc = amp_nodes_get(f->comm, f->nprocs, s->node, &s->nnodes);
-        uint64_t any = rc == MPI_SUCCESS && amp_coll_shares_cores(f, s);
+        if (rc == MPI_SUCCESS)
+            amp_coll_note_cores(f, s);
+        uint64_t any = rc == MPI_SUCCESS && s->shares_cores;
         rc = amp_agree_or(f->comm, rc, &any, 1);
         if (rc != MPI_SUCCESS)
             return rc;
