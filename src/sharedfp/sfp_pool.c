@@ -27,7 +27,19 @@ static const amp_sfp_backend_t *const amp_sfp_backends[AMP_SFP_POOL_KINDS] = {
     [AMP_SFP_POOL_THREAD] = &amp_sfp_backend_thread,
 };
 
+/* A kind of pool that a group could not make for a reason other than memory (no MPI window
+ * across its nodes over this MPI's transports, no way to start a keeper): later opens on the
+ * group give way to the next component at once instead of trying again, which costs five
+ * collective steps and a failed collective allocation per open. */
+typedef struct amp_sfp_refusal {
+    struct amp_sfp_refusal *next;
+    int *world, n;
+    amp_sfp_pool_kind_t kind; /* the kind asked for */
+    int cls;                  /* the error class the attempt gave */
+} amp_sfp_refusal_t;
+
 static amp_sfp_pool_t *amp_sfp_pools;
+static amp_sfp_refusal_t *amp_sfp_refusals;
 static pthread_mutex_t amp_sfp_pools_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int amp_sfp_pool_same_group(const amp_sfp_pool_t *p, const int *world, int n)
@@ -85,6 +97,40 @@ static void amp_sfp_pool_keep(amp_sfp_pool_t *p)
         if (amp_sfp_pool_same_group(*tail, p->world, p->n))
             p->id++;
     *tail = p;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+}
+
+/* The error class a group's earlier attempt at a pool of `kind` gave, or MPI_SUCCESS. */
+static int amp_sfp_pool_refused(const int *world, int n, amp_sfp_pool_kind_t kind)
+{
+    int cls = MPI_SUCCESS;
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    for (amp_sfp_refusal_t *r = amp_sfp_refusals; r && cls == MPI_SUCCESS; r = r->next)
+        if (r->kind == kind && r->n == n && memcmp(r->world, world, (size_t)n * sizeof(int)) == 0)
+            cls = r->cls;
+    pthread_mutex_unlock(&amp_sfp_pools_lock);
+    return cls;
+}
+
+/* Collective: keeps the failure `rc` of a pool of `kind` for the group where no rank lacked
+ * memory (which may pass): every rank keeps it or none does. */
+static void amp_sfp_pool_refuse(MPI_Comm comm, const int *world, int n, amp_sfp_pool_kind_t kind,
+                                int rc)
+{
+    amp_sfp_refusal_t *r = amp_malloc(sizeof(*r));
+    int *key = amp_malloc((size_t)n * sizeof(int));
+    int memory = !r || !key || amp_err_class(rc) == MPI_ERR_NO_MEM, any_memory = 1;
+    if (PMPI_Allreduce(&memory, &any_memory, 1, MPI_INT, MPI_LOR, comm) != MPI_SUCCESS ||
+        any_memory) { /* later opens try again */
+        free(r);
+        free(key);
+        return;
+    }
+    memcpy(key, world, (size_t)n * sizeof(int));
+    *r = (amp_sfp_refusal_t){.world = key, .n = n, .kind = kind, .cls = amp_err_class(rc)};
+    pthread_mutex_lock(&amp_sfp_pools_lock);
+    r->next = amp_sfp_refusals;
+    amp_sfp_refusals = r;
     pthread_mutex_unlock(&amp_sfp_pools_lock);
 }
 
@@ -234,6 +280,14 @@ int amp_sfp_slot_accept(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t 
         free(world);
         world = NULL;
     }
+    int refused = world ? amp_sfp_pool_refused(world, n, kind) : MPI_SUCCESS;
+    if (refused != MPI_SUCCESS) { /* the same on every rank: no collective step */
+        free(world);
+        return amp_err(refused,
+                       "no %s pool of file pointers can be made for this group of "
+                       "processes (an earlier open tried)",
+                       kind == AMP_SFP_POOL_KEEPER ? "keeper" : "window");
+    }
     amp_sfp_pool_kind_t made = kind == AMP_SFP_POOL_KEEPER ? AMP_SFP_POOL_SPAWN : kind;
     int rc = amp_sfp_pool_resolve(comm, n, &made);
     if (rc == MPI_SUCCESS)
@@ -244,6 +298,8 @@ int amp_sfp_slot_accept(MPI_Comm comm, amp_sfp_pool_kind_t kind, amp_sfp_slot_t 
     if (rc != MPI_SUCCESS && kind == AMP_SFP_POOL_KEEPER)
         rc = amp_sfp_pool_make(comm, AMP_SFP_POOL_THREAD, world, n, &p);
     if (rc != MPI_SUCCESS) {
+        if (world)
+            amp_sfp_pool_refuse(comm, world, n, kind, rc);
         free(world);
         return rc;
     }
@@ -287,7 +343,15 @@ void amp_sfp_pool_free_all(void)
     pthread_mutex_lock(&amp_sfp_pools_lock);
     amp_sfp_pool_t *p = amp_sfp_pools;
     amp_sfp_pools = NULL;
+    amp_sfp_refusal_t *r = amp_sfp_refusals;
+    amp_sfp_refusals = NULL;
     pthread_mutex_unlock(&amp_sfp_pools_lock);
+    while (r) {
+        amp_sfp_refusal_t *next = r->next;
+        free(r->world);
+        free(r);
+        r = next;
+    }
     while (p) { /* in creation order, the same in every process: each free is collective */
         amp_sfp_pool_t *next = p->next;
         amp_sfp_pool_destroy(p);

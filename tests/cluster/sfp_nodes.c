@@ -10,8 +10,10 @@
  * no window across nodes, addproc where it can neither spawn nor run a keeper thread) gives way
  * to auto's choice, or is refused at open with MPI_ERR_UNSUPPORTED_OPERATION on every rank; the
  * others must serve, and whatever serves must be right; "auto" must always run. Prints "component:
- * method" lines (rank 0). The native MPI-IO ignores the hint and is checked once, its failures
- * recorded as native defects. */
+ * method" lines (rank 0). Under ampio every component is opened twice: the second open on the
+ * same processes must end with what the first did (a kind of pointer pool the processes could
+ * not make is not tried again). The native MPI-IO ignores the hint and is checked once, its
+ * failures recorded as native defects. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,11 +102,17 @@ static void method_of(MPI_File fh, char *value)
     MPI_Info_free(&info);
 }
 
-static void run_component(const char *comp)
+/* One open, writes and checks with component `comp`; `method` gets what served the file, or
+ * "refused". */
+static void run_component(const char *comp, char *method)
 {
     char name[64], path[4096];
     snprintf(name, sizeof(name), "sfp_%s.dat", comp);
     snprintf(path, sizeof(path), "%s", amptest_path(name));
+    if (amptest_rank == 0)
+        MPI_File_delete(path, MPI_INFO_NULL); /* a second pass starts from no file */
+    MPI_Barrier(MPI_COMM_WORLD);
+    strcpy(method, "refused");
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "ampio_sharedfp", comp);
@@ -127,7 +135,6 @@ static void run_component(const char *comp)
             printf("%s: refused: %s\n", comp, msg);
         return;
     }
-    char method[MPI_MAX_INFO_VAL + 1];
     method_of(fh, method);
     if (amptest_rank == 0)
         printf("%s: %s\n", comp, method);
@@ -199,14 +206,20 @@ int main(int argc, char **argv)
     gethostname(host, sizeof(host));
     if (amptest_rank == 0)
         printf("rank 0 on %s, %d ranks\n", host, amptest_size);
+    char method[MPI_MAX_INFO_VAL + 1], again[MPI_MAX_INFO_VAL + 1];
     if (argc > 2) {
         for (int i = 2; i < argc; i++)
-            run_component(argv[i]);
+            run_component(argv[i], method);
     } else if (amptest_under_ampio()) {
-        for (size_t c = 0; c < sizeof(all_components) / sizeof(*all_components); c++)
-            run_component(all_components[c]);
+        for (size_t c = 0; c < sizeof(all_components) / sizeof(*all_components); c++) {
+            run_component(all_components[c], method);
+            run_component(all_components[c], again);
+            amptest_check(strcmp(method, again) == 0,
+                          "%s: a second open used \"%s\", the first \"%s\"", all_components[c],
+                          again, method);
+        }
     } else {
-        run_component("auto");
+        run_component("auto", method);
     }
     return amptest_finish();
 }
