@@ -35,10 +35,12 @@ int amp_agree_or(MPI_Comm comm, int code, uint64_t *words, int n)
 {
     if (n < 0 || n > AMP_AGREE_OR_WORDS)
         return amp_err(MPI_ERR_INTERN, "amp_agree_or takes at most %d words", AMP_AGREE_OR_WORDS);
-    uint64_t in[AMP_AGREE_OR_WORDS + 1], out[AMP_AGREE_OR_WORDS + 1];
+    /* always the full size: ranks that took different paths (an open that creates and one that
+     * does not, where the access modes differ) still meet in one reduction of one size */
+    uint64_t in[AMP_AGREE_OR_WORDS + 1] = {0}, out[AMP_AGREE_OR_WORDS + 1];
     in[0] = code != MPI_SUCCESS;
     memcpy(in + 1, words, (size_t)n * sizeof(*words));
-    int rc = amp_task_agree_allreduce(in, out, n + 1, MPI_UINT64_T, MPI_BOR, comm);
+    int rc = amp_task_agree_allreduce(in, out, AMP_AGREE_OR_WORDS + 1, MPI_UINT64_T, MPI_BOR, comm);
     if (rc != MPI_SUCCESS)
         return code != MPI_SUCCESS ? code : rc;
     if (out[0]) /* every rank saw it: every rank takes the step that names who failed */

@@ -17,7 +17,7 @@ int amp_agree(MPI_Comm comm, int code);
  * `words`: a word one rank alone sets (the others pass 0) reaches every rank, and a value passed
  * next to its complement was equal on every rank when both come back unchanged
  * (amp_agree_or_same). Only when a rank failed does a second step name it; `words` are then
- * left as they were. */
+ * left as they were. Every call reduces AMP_AGREE_OR_WORDS words, whatever `n`. */
 int amp_agree_or(MPI_Comm comm, int code, uint64_t *words, int n);
 
 /* Whether `value`, passed as words[0] = value and words[1] = ~value to amp_agree_or, came back

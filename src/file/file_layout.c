@@ -60,8 +60,10 @@ int amp_file_layout_share(amp_file_t *f, int rc, uint64_t *extra, int nextra)
     enum { LAYOUT = (sizeof(amp_fs_layout_t) + sizeof(uint64_t) - 1) / sizeof(uint64_t) };
     if (LAYOUT + nextra > AMP_AGREE_OR_WORDS)
         return amp_agree(f->comm, amp_err(MPI_ERR_INTERN, "too many words for the open"));
-    uint64_t words[AMP_AGREE_OR_WORDS] = {0}; /* the others pass zeros: the or is rank 0's */
-    memcpy(words + LAYOUT, extra, (size_t)nextra * sizeof(*extra));
+    /* the extras first, so that a word keeps its place whatever the layout's size; the others
+     * pass zeros in the layout: the or is rank 0's */
+    uint64_t words[AMP_AGREE_OR_WORDS] = {0};
+    memcpy(words, extra, (size_t)nextra * sizeof(*extra));
     if (f->rank == 0) {
         amp_fs_want_t want = amp_file_want(&f->cfg);
         int hints = f->layout.hints, err = f->layout.hints_errno;
@@ -77,12 +79,12 @@ int amp_file_layout_share(amp_file_t *f, int rc, uint64_t *extra, int nextra)
             hints = AMP_HINTS_EXISTING;
         f->layout.hints = hints;
         f->layout.hints_errno = err;
-        memcpy(words, &f->layout, sizeof(f->layout));
+        memcpy(words + nextra, &f->layout, sizeof(f->layout));
     }
     rc = amp_agree_or(f->comm, rc, words, LAYOUT + nextra);
     if (rc == MPI_SUCCESS) {
-        memcpy(&f->layout, words, sizeof(f->layout));
-        memcpy(extra, words + LAYOUT, (size_t)nextra * sizeof(*extra));
+        memcpy(&f->layout, words + nextra, sizeof(f->layout));
+        memcpy(extra, words, (size_t)nextra * sizeof(*extra));
     }
     return rc;
 }

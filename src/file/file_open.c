@@ -122,21 +122,29 @@ static int amp_file_agree_checks(MPI_Comm comm, int rc, uint64_t h, int *same)
     return rc;
 }
 
+/* What must be equal on every rank: the access mode and the collective hints. */
+static uint64_t amp_file_same_value(const amp_file_t *f, int rc)
+{
+    return rc == MPI_SUCCESS ? amp_cfg_coll_hash(&f->cfg) * 31 + (uint64_t)f->amode : 0;
+}
+
+static int amp_file_not_same(const amp_file_t *f)
+{
+    return amp_err(MPI_ERR_NOT_SAME,
+                   "the access mode or the collective hints (cb_*, romio_*, striping_*, ampio_*) "
+                   "passed to MPI_File_open for \"%s\" differ between ranks",
+                   f->path);
+}
+
 /* The local checks agreed, and hints and access mode must agree across ranks: a mismatch is an
  * error on every rank. */
 static int amp_file_check_same(amp_file_t *f, int rc)
 {
-    uint64_t h = rc == MPI_SUCCESS ? amp_cfg_coll_hash(&f->cfg) * 31 + (uint64_t)f->amode : 0;
     int same;
-    rc = amp_file_agree_checks(f->comm, rc, h, &same);
+    rc = amp_file_agree_checks(f->comm, rc, amp_file_same_value(f, rc), &same);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!same)
-        return amp_err(MPI_ERR_NOT_SAME,
-                       "the access mode or the collective hints (cb_*, romio_*, striping_*, "
-                       "ampio_*) passed to MPI_File_open for \"%s\" differ between ranks",
-                       f->path);
-    return MPI_SUCCESS;
+    return same ? MPI_SUCCESS : amp_file_not_same(f);
 }
 
 /* Places the individual and shared pointers at the end of file (MPI_MODE_APPEND). */
@@ -210,16 +218,21 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
         rc = amp_file_check_amode(amode);
     if (rc == MPI_SUCCESS)
         rc = amp_cfg_load_for(&f->cfg, info, f->path);
-    rc = amp_file_check_same(f, rc);
-    if (rc != MPI_SUCCESS) {
+    /* A file is made only once every rank's checks passed. An open that makes none agrees on
+     * them in its one reduction below, which carries (same, ~same) in the same first words as
+     * this one (amp_agree_or is of one size): ranks whose access modes differ, some creating
+     * and some not, meet in either reduction and fail alike. */
+    int create = !!(amode & MPI_MODE_CREATE), excl = !!(amode & MPI_MODE_EXCL);
+    int checked_first = create && f->nprocs > 1;
+    uint64_t same = checked_first ? 0 : amp_file_same_value(f, rc);
+    if (checked_first && (rc = amp_file_check_same(f, rc)) != MPI_SUCCESS) {
         amp_file_destroy(f);
         return rc;
     }
     f->fs.path = f->path;
 
-    /* rank 0 creates, then the others open what exists */
-    int create = !!(amode & MPI_MODE_CREATE), excl = !!(amode & MPI_MODE_EXCL);
-    if (create && f->nprocs > 1) {
+    if (rc != MPI_SUCCESS) {    /* the agreement below tells every rank */
+    } else if (checked_first) { /* rank 0 creates, then the others open what exists */
         rc = f->rank == 0 ? amp_file_create(f, excl) : MPI_SUCCESS;
         rc = amp_agree(f->comm, rc);
         if (rc == MPI_SUCCESS && f->rank != 0)
@@ -241,13 +254,26 @@ int amp_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, amp
     int nodes_known = 0, crowded = 0;
     if (rc == MPI_SUCCESS)
         rc = amp_coll_file_prepare(f, &nodes_known, &crowded);
-    /* one reduction: the agreement, rank 0's layout to every rank, whether every rank knew the
-     * nodes and whether some node is crowded, and the shared pointer's slot */
-    enum { NODES_UNKNOWN, CROWDED, SFP_OFFER, WORDS = SFP_OFFER + AMP_SFP_OPEN_WORDS };
-    uint64_t words[WORDS] = {[NODES_UNKNOWN] = !nodes_known, [CROWDED] = crowded != 0};
+    /* one reduction: the agreement (with the checks, when not made first), rank 0's layout to
+     * every rank, whether every rank knew the nodes and whether some node is crowded, and the
+     * shared pointer's slot */
+    enum {
+        SAME,
+        NOT_SAME,
+        NODES_UNKNOWN,
+        CROWDED,
+        SFP_OFFER,
+        WORDS = SFP_OFFER + AMP_SFP_OPEN_WORDS
+    };
+    uint64_t words[WORDS] = {[SAME] = same,
+                             [NOT_SAME] = checked_first ? 0 : ~same,
+                             [NODES_UNKNOWN] = !nodes_known,
+                             [CROWDED] = crowded != 0};
     if (rc == MPI_SUCCESS)
         amp_sfp_open_offer(f, words + SFP_OFFER);
     rc = amp_file_layout_share(f, rc, words, WORDS);
+    if (rc == MPI_SUCCESS && !checked_first && !amp_agree_or_same(words + SAME, same))
+        rc = amp_file_not_same(f);
     if (rc == MPI_SUCCESS)
         amp_fs_set_stale_cache(&f->fs, !(f->layout.caps & AMP_FS_COHERENT));
     if (rc == MPI_SUCCESS)

@@ -32,7 +32,8 @@ void amp_file_layout_apply(amp_file_t *f, int provider, int created);
 
 /* Collective, the open's agreement on `rc` (how this rank's open went): rank 0 reads the layout
  * the file has, and the one reduction that agrees brings it to every rank, with the or of every
- * rank's `nextra` words `extra` (left as they were when the agreement fails). */
+ * rank's `nextra` words `extra` (left as they were when the agreement fails), which come first
+ * in the reduction (the open's checks place words where another path's reduction has them). */
 int amp_file_layout_share(amp_file_t *f, int rc, uint64_t *extra, int nextra);
 
 /* What became of the striping hints, or NULL when there were none. */

@@ -374,6 +374,40 @@ static void hints(void)
     MPI_Info_free(&info);
     open_fails(path, amptest_rank == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY, MPI_INFO_NULL,
                MPI_ERR_NOT_SAME, NULL, "the access mode differs");
+    /* some ranks create and some do not: the two take different steps, and must still fail
+     * alike, either way round */
+    int C = MPI_MODE_CREATE | MPI_MODE_RDWR;
+    open_fails(path, amptest_rank == 0 ? C : MPI_MODE_RDWR, MPI_INFO_NULL, MPI_ERR_NOT_SAME, NULL,
+               "rank 0 alone creates");
+    open_fails(path, amptest_rank == 0 ? MPI_MODE_RDWR : C, MPI_INFO_NULL, MPI_ERR_NOT_SAME, NULL,
+               "all but rank 0 create");
+    /* a file that does not exist is not made by an open that fails */
+    const char *absent = in_dir("never_made.dat");
+    if (amptest_rank == 0)
+        unlink(absent);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int first = 0; first < 2; first++) {
+        int creates = (amptest_rank == 0) == (first == 0);
+        MPI_File f2;
+        int rc =
+            MPI_File_open(MPI_COMM_WORLD, absent, creates ? C : MPI_MODE_RDWR, MPI_INFO_NULL, &f2);
+        int cls = -1, lo = 0, hi = 0;
+        MPI_Error_class(rc, &cls);
+        MPI_Allreduce(&cls, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&cls, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        amptest_check(rc != MPI_SUCCESS && lo == hi,
+                      "create on %s: every rank must fail with one class (classes %d..%d)",
+                      first == 0 ? "rank 0 alone" : "all but rank 0", lo, hi);
+        if (rc == MPI_SUCCESS)
+            MPI_File_close(&f2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (amptest_rank == 0)
+            amptest_check(access(absent, F_OK) != 0, "create on %s: the failed open made the file",
+                          first == 0 ? "rank 0 alone" : "all but rank 0");
+        if (amptest_rank == 0)
+            unlink(absent);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 }
 
 int main(int argc, char **argv)
