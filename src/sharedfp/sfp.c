@@ -33,18 +33,37 @@ int amp_sfp_try(amp_sfp_t *s, const amp_sfp_ops_t *ops)
     return all ? MPI_SUCCESS : (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER);
 }
 
-/* A name no other open of any process shares, agreed by every rank. */
-static int amp_sfp_token(amp_sfp_t *s)
+/* Rank 0's name for this open, one no other open of any process shares, in two words. */
+static void amp_sfp_token_make(uint64_t words[2])
 {
     static unsigned long opens;
-    if (s->rank == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long n = __atomic_fetch_add(&opens, 1, __ATOMIC_RELAXED);
-        snprintf(s->token, sizeof(s->token), "%lx-%lx-%lx", (unsigned long)getpid(), n,
-                 (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20));
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long n = __atomic_fetch_add(&opens, 1, __ATOMIC_RELAXED);
+    words[0] = (uint64_t)getpid() << 32 | (n & 0xffffffffu);
+    words[1] = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
+}
+
+static void amp_sfp_token_set(amp_sfp_t *s, const uint64_t words[2])
+{
+    snprintf(s->token, sizeof(s->token), "%lx-%lx-%lx", (unsigned long)(words[0] >> 32),
+             (unsigned long)(words[0] & 0xffffffffu), (unsigned long)words[1]);
+}
+
+/* The name of this open, agreed by every rank: from the open's reduction (`offered`), else
+ * rank 0's, broadcast. */
+static int amp_sfp_token(amp_sfp_t *s, const uint64_t *offered)
+{
+    uint64_t words[2] = {0, 0};
+    if (offered) {
+        amp_sfp_token_set(s, offered);
+        return MPI_SUCCESS;
     }
-    return PMPI_Bcast(s->token, (int)sizeof(s->token), MPI_CHAR, 0, s->comm);
+    if (s->rank == 0)
+        amp_sfp_token_make(words);
+    int rc = PMPI_Bcast(words, 2, MPI_UINT64_T, 0, s->comm);
+    amp_sfp_token_set(s, words);
+    return rc;
 }
 
 int amp_sfp_prepare(amp_file_t *f)
@@ -70,14 +89,18 @@ static void amp_sfp_free(amp_file_t *f, amp_sfp_destroy_t how)
     f->sfp = NULL;
 }
 
-_Static_assert(AMP_SFP_OPEN_WORDS == AMP_SFP_SLOT_WORDS, "the open's offer is a slot's");
+/* The open's words: a slot offered (automatic choice), then the open's name (rank 0's). */
+enum { AMP_SFP_OPEN_SLOT = 0, AMP_SFP_OPEN_TOKEN = AMP_SFP_SLOT_WORDS };
+_Static_assert(AMP_SFP_OPEN_WORDS == AMP_SFP_SLOT_WORDS + 2, "a slot's words and a token");
 
 void amp_sfp_open_offer(amp_file_t *f, uint64_t *words)
 {
     for (int i = 0; i < AMP_SFP_OPEN_WORDS; i++)
         words[i] = 0;
+    if (f->sfp && f->rank == 0)
+        amp_sfp_token_make(words + AMP_SFP_OPEN_TOKEN);
     if (f->sfp && amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP) == AMP_SFP_AUTO)
-        amp_sfp_offer_window(f->sfp, words);
+        amp_sfp_offer_window(f->sfp, words + AMP_SFP_OPEN_SLOT);
 }
 
 void amp_sfp_open_withdraw(amp_file_t *f)
@@ -90,8 +113,9 @@ int amp_sfp_open(amp_file_t *f, const uint64_t *offered)
 {
     amp_sfp_t *s = f->sfp;
     int method = (int)amp_cfg_num(&f->cfg, AMP_CFG_AMPIO_SHAREDFP), rc = MPI_ERR_OTHER;
+    const uint64_t *token = offered ? offered + AMP_SFP_OPEN_TOKEN : NULL;
     if (method == AMP_SFP_LOCKEDFILE || method == AMP_SFP_INDIVIDUAL || method == AMP_SFP_SINGLE)
-        if ((rc = amp_sfp_token(s)) != MPI_SUCCESS)
+        if ((rc = amp_sfp_token(s, token)) != MPI_SUCCESS)
             method = AMP_SFP_AUTO;
     /* a component that cannot serve this file (addproc where the MPI can neither spawn nor host
      * a keeper thread, shm across nodes) gives way to the automatic choice rather than failing
@@ -101,9 +125,10 @@ int amp_sfp_open(amp_file_t *f, const uint64_t *offered)
     int named_failed = method != AMP_SFP_AUTO && rc != MPI_SUCCESS;
     if (method == AMP_SFP_AUTO || rc != MPI_SUCCESS) {
         /* lockedfile is right wherever the pointer's side file is (sfp_lockedfile.c) */
-        rc = method == AMP_SFP_AUTO && offered ? amp_sfp_accept_window(s, offered)
-                                               : amp_sfp_create_window(s);
-        if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s)) == MPI_SUCCESS)
+        rc = method == AMP_SFP_AUTO && offered
+                 ? amp_sfp_accept_window(s, offered + AMP_SFP_OPEN_SLOT)
+                 : amp_sfp_create_window(s);
+        if (rc != MPI_SUCCESS && (rc = amp_sfp_token(s, token)) == MPI_SUCCESS)
             rc = amp_sfp_try(s, &amp_sfp_lockedfile_ops);
     }
     if (named_failed && rc == MPI_SUCCESS)

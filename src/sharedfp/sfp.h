@@ -42,10 +42,11 @@ enum {
  * memory fails the open with the others instead of needing an agreement of its own. */
 int amp_sfp_prepare(amp_file_t *f);
 
-/* The automatic choice's slot (sfp_pool.h) offered before the open's last agreement, which or-s
- * these AMP_SFP_OPEN_WORDS words over the ranks: one reduction fewer. Local, after
- * amp_sfp_prepare; withdrawn (local) when that agreement fails. */
-#define AMP_SFP_OPEN_WORDS 3
+/* The automatic choice's slot (sfp_pool.h) and rank 0's name for the open's side files, offered
+ * before the open's last agreement, which or-s these AMP_SFP_OPEN_WORDS words over the ranks:
+ * no reduction or broadcast of their own. Local, after amp_sfp_prepare; withdrawn (local) when
+ * that agreement fails. */
+#define AMP_SFP_OPEN_WORDS 5
 void amp_sfp_open_offer(amp_file_t *f, uint64_t *words);
 void amp_sfp_open_withdraw(amp_file_t *f);
 

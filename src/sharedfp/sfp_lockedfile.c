@@ -2,6 +2,7 @@
  * the file, read and rewritten under an fcntl write lock. Nothing collective is needed, so the
  * side file is created by whichever rank first moves the pointer; until then the pointer is 0.
  * fcntl locks exclude processes, not threads: a mutex serialises the threads of one process.
+ * The open makes nothing: a rank makes its state at its first use of the pointer.
  *
  * On a file system whose clients may serve a read under a lock from a cache that another
  * node's write has made stale (its provider does not declare AMP_FS_LOCKED_RMW: ceph-fuse keeps
@@ -31,11 +32,13 @@ typedef struct {
     pthread_mutex_t mutex;
 } amp_sfp_locked_t;
 
-static int amp_sfp_locked_create(amp_sfp_t *s)
+/* The state, made at the pointer's first use on this rank: the open makes nothing, so that the
+ * component cannot fail there and needs no agreement (a step fewer per open). */
+static int amp_sfp_locked_make(amp_sfp_t *s, amp_sfp_locked_t **out)
 {
     amp_sfp_locked_t *m = amp_calloc(1, sizeof(*m));
     if (!m)
-        return MPI_ERR_NO_MEM;
+        return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer");
     int rc = amp_sfp_side_name(s, ".ptr", &m->name);
     if (rc != MPI_SUCCESS) {
         free(m);
@@ -47,27 +50,55 @@ static int amp_sfp_locked_create(amp_sfp_t *s)
         if (posix_memalign(&block, AMP_SFP_LOCKED_BLOCK, AMP_SFP_LOCKED_BLOCK) != 0) {
             free(m->name);
             free(m);
-            return MPI_ERR_NO_MEM;
+            return amp_err(MPI_ERR_NO_MEM, "out of memory for a shared file pointer");
         }
         memset(block, 0, AMP_SFP_LOCKED_BLOCK);
         m->block = block;
     }
     pthread_mutex_init(&m->mutex, NULL);
-    s->state = m;
+    *out = m;
+    return MPI_SUCCESS;
+}
+
+static pthread_mutex_t amp_sfp_locked_making = PTHREAD_MUTEX_INITIALIZER;
+
+static int amp_sfp_locked_state(amp_sfp_t *s, amp_sfp_locked_t **out)
+{
+    int rc = MPI_SUCCESS;
+    amp_sfp_locked_t *m = __atomic_load_n((amp_sfp_locked_t **)&s->state, __ATOMIC_ACQUIRE);
+    if (!m) { /* the threads of one process make it once */
+        pthread_mutex_lock(&amp_sfp_locked_making);
+        m = s->state;
+        if (!m && (rc = amp_sfp_locked_make(s, &m)) == MPI_SUCCESS)
+            __atomic_store_n((amp_sfp_locked_t **)&s->state, m, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&amp_sfp_locked_making);
+    }
+    *out = m;
+    return rc;
+}
+
+static int amp_sfp_locked_create(amp_sfp_t *s)
+{
+    s->state = NULL;
     return MPI_SUCCESS;
 }
 
 static void amp_sfp_locked_destroy(amp_sfp_t *s, int how)
 {
     amp_sfp_locked_t *m = s->state;
-    if (!m)
-        return;
-    if (m->fd >= 0)
+    if (m && m->fd >= 0)
         close(m->fd);
     if (how == AMP_SFP_DESTROY_COLLECTIVE)
         PMPI_Barrier(s->comm); /* nobody uses the side file any more */
-    if (s->rank == 0)
-        unlink(m->name);
+    char *name = m ? m->name : NULL;
+    /* another rank may have made the side file where this one never used the pointer (a name
+     * that cannot be made for want of memory leaves it behind) */
+    if (s->rank == 0 && (name || amp_sfp_side_name(s, ".ptr", &name) == MPI_SUCCESS))
+        unlink(name);
+    if (!m) {
+        free(name);
+        return;
+    }
     pthread_mutex_destroy(&m->mutex);
     free(m->block);
     free(m->name);
@@ -107,15 +138,17 @@ static int amp_sfp_locked_write(amp_sfp_locked_t *m, MPI_Offset value)
 static int amp_sfp_locked_update(amp_sfp_t *s, MPI_Offset arg, int replace, int create,
                                  MPI_Offset *before)
 {
-    amp_sfp_locked_t *m = s->state;
+    amp_sfp_locked_t *m;
+    *before = 0;
+    int rc = amp_sfp_locked_state(s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
     pthread_mutex_lock(&m->mutex);
-    int rc = MPI_SUCCESS;
     if (m->fd < 0 && m->block && create)
         rc = amp_sfp_side_open_filled(m->name, O_DIRECT, m->block, AMP_SFP_LOCKED_BLOCK, &m->fd);
     else if (m->fd < 0)
         rc = amp_sfp_side_open(m->name, create ? AMP_SFP_SIDE_SHARE : AMP_SFP_SIDE_EXISTING,
                                m->block ? O_DIRECT : 0, &m->fd);
-    *before = 0;
     if (rc != MPI_SUCCESS || m->fd < 0) {
         pthread_mutex_unlock(&m->mutex);
         return rc;
@@ -155,6 +188,7 @@ static int amp_sfp_locked_set(amp_sfp_t *s, MPI_Offset value)
 const amp_sfp_ops_t amp_sfp_lockedfile_ops = {
     .name = "lockedfile",
     .create = amp_sfp_locked_create,
+    .agreed = 1, /* create cannot fail */
     .destroy = amp_sfp_locked_destroy,
     .fetch_add = amp_sfp_locked_fetch_add,
     .get = amp_sfp_locked_get,

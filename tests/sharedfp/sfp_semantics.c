@@ -552,6 +552,18 @@ static void run_component(const char *comp)
     amptest_ok(MPI_File_close(&fa), "close A");
     amptest_ok(MPI_File_close(&fb), "close B");
     amptest_ok(MPI_File_close(&fo), "close ordered");
+    /* only the last rank moves the pointer: rank 0, which never used it, still removes the
+     * side files the other made */
+    char l[64], pl[4096];
+    snprintf(l, sizeof(l), "last_%s.dat", comp);
+    snprintf(pl, sizeof(pl), "%s", amptest_path(l));
+    MPI_File fl;
+    if (amptest_ok(MPI_File_open(MPI_COMM_WORLD, pl, amode, info, &fl), "open last")) {
+        if (amptest_rank == amptest_size - 1)
+            amptest_ok(MPI_File_write_shared(fl, "last", 4, MPI_CHAR, MPI_STATUS_IGNORE),
+                       "write_shared by the last rank");
+        amptest_ok(MPI_File_close(&fl), "close last");
+    }
     MPI_Info_free(&info);
     MPI_Barrier(MPI_COMM_WORLD);
     check_no_side_files(comp);
