@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,16 +44,55 @@ const amp_fs_provider_t *amp_fs_provider(int index)
     return amp_fs_providers[index];
 }
 
+/* The provider that recognised each file system met so far, by device. A directory's file system
+ * does not change, and recognising one costs a statfs or an extended attribute at every open:
+ * on CephFS through ceph-fuse a metadata server's answer, 1-12 ms on the emulated cluster, on
+ * the rank every other waits for in the open's agreement. Not kept for test doubles. */
+enum { AMP_FS_KNOWN = 16 };
+typedef struct {
+    dev_t dev;
+    int provider;
+} amp_fs_known_t;
+static amp_fs_known_t amp_fs_known[AMP_FS_KNOWN];
+static int amp_fs_nknown;
+static pthread_mutex_t amp_fs_known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The provider kept for `dev`, or -1. */
+static int amp_fs_known_provider(dev_t dev)
+{
+    int found = -1;
+    pthread_mutex_lock(&amp_fs_known_lock);
+    for (int i = 0; i < amp_fs_nknown && found < 0; i++)
+        if (amp_fs_known[i].dev == dev)
+            found = amp_fs_known[i].provider;
+    pthread_mutex_unlock(&amp_fs_known_lock);
+    return found;
+}
+
+static void amp_fs_know(dev_t dev, int provider)
+{
+    pthread_mutex_lock(&amp_fs_known_lock);
+    if (amp_fs_nknown < AMP_FS_KNOWN)
+        amp_fs_known[amp_fs_nknown++] = (amp_fs_known_t){dev, provider};
+    pthread_mutex_unlock(&amp_fs_known_lock);
+}
+
 int amp_fs_select(const char *path, unsigned need)
 {
     char dir[PATH_MAX];
     amp_mount_dir_of(path, dir, sizeof(dir));
-    for (int i = 0; i < AMP_FS_NPROVIDERS - 1; i++) {
-        const amp_fs_provider_t *p = amp_fs_providers[i];
-        if ((p->caps & need) == need && p->recognise(amp_fs_sys, dir))
-            return i;
+    struct stat st;
+    int keep = amp_fs_sys == &amp_fs_sys_real && stat(dir, &st) == 0;
+    int known = keep ? amp_fs_known_provider(st.st_dev) : -1;
+    if (known < 0) { /* the first provider that recognises it: one at most but the generic */
+        known = AMP_FS_NPROVIDERS - 1;
+        for (int i = 0; i < AMP_FS_NPROVIDERS - 1 && known == AMP_FS_NPROVIDERS - 1; i++)
+            if (amp_fs_providers[i]->recognise(amp_fs_sys, dir))
+                known = i;
+        if (keep)
+            amp_fs_know(st.st_dev, known);
     }
-    return AMP_FS_NPROVIDERS - 1;
+    return (amp_fs_providers[known]->caps & need) == need ? known : AMP_FS_NPROVIDERS - 1;
 }
 
 void amp_fs_layout_of(int index, int fd, const amp_fs_want_t *want, int64_t block,
