@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <time.h>
@@ -72,6 +73,24 @@ static void amp_task_entry(void)
     t->ended = 1; /* returning switches to uc_link: the caller of the last resume */
 }
 
+/* Sets up `t` to run fn(arg) on [stack, stack + size). */
+static int amp_task_setup(amp_task_t *t, void *stack, size_t size, int (*fn)(void *), void *arg)
+{
+    if (getcontext(&t->ctx) != 0)
+        return amp_err(MPI_ERR_INTERN, "getcontext failed for a task");
+    t->stack = stack;
+    t->stack_size = size;
+    t->ctx.uc_stack.ss_sp = stack;
+    t->ctx.uc_stack.ss_size = size;
+    t->ctx.uc_link = &t->caller;
+    makecontext(&t->ctx, amp_task_entry, 0);
+    t->fn = fn;
+    t->arg = arg;
+    t->fiber = AMP_TASK_FIBER_NEW();
+    t->stack_id = AMP_TASK_STACK_NEW((char *)stack, (char *)stack + size);
+    return MPI_SUCCESS;
+}
+
 int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
 {
     *out = NULL;
@@ -79,29 +98,46 @@ int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
     if (!t)
         return amp_err(MPI_ERR_NO_MEM, "out of memory for a task");
     long page = sysconf(_SC_PAGESIZE);
-    t->stack_size = AMP_TASK_STACK + (size_t)page;
-    t->stack = mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-    if (t->stack == MAP_FAILED) {
+    size_t size = AMP_TASK_STACK + (size_t)page;
+    void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (stack == MAP_FAILED) {
         free(t);
         return amp_err(MPI_ERR_NO_MEM, "out of memory for the stack of a task");
     }
-    mprotect(t->stack, (size_t)page, PROT_NONE); /* an overflow faults instead of corrupting */
-    if (getcontext(&t->ctx) != 0) {
-        munmap(t->stack, t->stack_size);
+    mprotect(stack, (size_t)page, PROT_NONE); /* an overflow faults instead of corrupting */
+    int rc = amp_task_setup(t, stack, size, fn, arg);
+    if (rc != MPI_SUCCESS) {
+        munmap(stack, size);
         free(t);
-        return amp_err(MPI_ERR_INTERN, "getcontext failed for a task");
+        return rc;
     }
-    t->ctx.uc_stack.ss_sp = t->stack;
-    t->ctx.uc_stack.ss_size = t->stack_size;
-    t->ctx.uc_link = &t->caller;
-    makecontext(&t->ctx, amp_task_entry, 0);
-    t->fn = fn;
-    t->arg = arg;
-    t->fiber = AMP_TASK_FIBER_NEW();
-    t->stack_id = AMP_TASK_STACK_NEW((char *)t->stack, (char *)t->stack + t->stack_size);
     *out = t;
     return MPI_SUCCESS;
+}
+
+/* The task and stack kept for amp_task_run_reserved: untouched pages of the stack cost no
+ * memory. */
+static amp_task_t amp_task_reserve;
+static char amp_task_reserve_stack[AMP_TASK_STACK] __attribute__((aligned(4096)));
+static pthread_mutex_t amp_task_reserve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int amp_task_run_reserved(int (*fn)(void *), void *arg, void (*idle)(void))
+{
+    pthread_mutex_lock(&amp_task_reserve_lock);
+    amp_task_t *t = &amp_task_reserve;
+    memset(t, 0, sizeof(*t));
+    int rc = amp_task_setup(t, amp_task_reserve_stack, sizeof(amp_task_reserve_stack), fn, arg);
+    if (rc == MPI_SUCCESS) {
+        while (!amp_task_resume(t, &rc))
+            if (idle)
+                idle();
+        if (t->fiber)
+            AMP_TASK_FIBER_FREE(t->fiber);
+        AMP_TASK_STACK_FREE(t->stack_id);
+    }
+    pthread_mutex_unlock(&amp_task_reserve_lock);
+    return rc;
 }
 
 int amp_task_resume(amp_task_t *t, int *rc)

@@ -16,6 +16,12 @@ typedef struct amp_task amp_task_t;
 /* A task that will run fn(arg); nothing runs before the first amp_task_resume. */
 int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out);
 
+/* Runs fn(arg) as a task to its end on the calling thread, calling `idle` (may be NULL) between
+ * its steps, on a task and stack kept for this, one at a time: it needs no memory. The last
+ * resort of a rank that must take part in a protocol of nonblocking collectives (which match
+ * no blocking ones) and could not make a task for it. Returns fn's result. */
+int amp_task_run_reserved(int (*fn)(void *), void *arg, void (*idle)(void));
+
 /* Runs `t` on the calling thread until it waits or ends. Returns 1 when it has ended, with
  * fn's result in *rc; 0 when it waits. A task may be resumed from another thread than the
  * last one, one thread at a time; task code keeps no thread-local state across a wait. */

@@ -256,6 +256,48 @@ static int amp_op_req_main(void *arg)
     return rc;
 }
 
+typedef struct {
+    amp_file_t *f;
+    amp_op_prep_t *p;
+} amp_op_unmade_t;
+
+static int amp_op_unmade_main(void *arg)
+{
+    amp_op_unmade_t *u = arg;
+    MPI_Status status;
+    return amp_op_run(u->f, u->p, &status);
+}
+
+static void amp_op_unmade_idle(void)
+{
+    amp_op_advance(1);
+    sched_yield(); /* the other ranks need the core */
+}
+
+/* A collective access this rank cannot make a request for (out of memory) still takes part, at
+ * once and without data, after this rank's earlier collectives on the file, so that the other
+ * ranks' requests complete with this rank's error, which their agreement gives them. It runs
+ * as a task on the reserved stack: the others' nonblocking collectives match no blocking one.
+ * The start returns `rc`; the individual pointer stays where it was. */
+static int amp_op_req_unmade(amp_file_t *f, amp_op_prep_t *p, int rc)
+{
+    if (p->fp_moved) {
+        pthread_mutex_lock(&f->fp_lock);
+        f->fp -= p->etypes;
+        pthread_mutex_unlock(&f->fp_lock);
+        p->fp_moved = 0;
+    }
+    if (p->a.collective) {
+        amp_op_drain(f, 1);
+        if (p->rc == MPI_SUCCESS)
+            p->rc = rc;
+        amp_op_unmade_t u = {f, p};
+        amp_task_run_reserved(amp_op_unmade_main, &u, amp_op_unmade_idle);
+    }
+    amp_op_prep_free(p);
+    return rc;
+}
+
 int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_t **out)
 {
     *out = NULL;
@@ -263,10 +305,9 @@ int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_
     struct amp_op_state *s = amp_op_state(f);
     pthread_mutex_unlock(&amp_op_lock);
     amp_op_req_t *q = s ? amp_calloc(1, sizeof(*q)) : NULL;
-    if (!q) {
-        amp_op_prep_free(p);
-        return amp_err(MPI_ERR_NO_MEM, "%s: out of memory for a request", p->a.routine);
-    }
+    if (!q)
+        return amp_op_req_unmade(
+            f, p, amp_err(MPI_ERR_NO_MEM, "%s: out of memory for a request", p->a.routine));
     q->f = f;
     q->fh = amp_file_handle(f);
     q->p = *p;
@@ -278,9 +319,8 @@ int amp_op_req_start(amp_file_t *f, amp_op_prep_t *p, int with_greq, amp_op_req_
                                  &q->greq);
     if (rc != MPI_SUCCESS) {
         amp_task_free(q->task);
-        amp_op_prep_free(&q->p);
         free(q);
-        return rc;
+        return amp_op_req_unmade(f, p, rc);
     }
 
     pthread_mutex_lock(&amp_op_lock);
