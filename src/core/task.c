@@ -91,6 +91,14 @@ static int amp_task_setup(amp_task_t *t, void *stack, size_t size, int (*fn)(voi
     return MPI_SUCCESS;
 }
 
+/* Undoes what amp_task_setup told the tools (ThreadSanitizer's fiber, valgrind's stack). */
+static void amp_task_teardown(amp_task_t *t)
+{
+    if (t->fiber)
+        AMP_TASK_FIBER_FREE(t->fiber);
+    AMP_TASK_STACK_FREE(t->stack_id);
+}
+
 int amp_task_create(int (*fn)(void *), void *arg, amp_task_t **out)
 {
     *out = NULL;
@@ -132,9 +140,7 @@ int amp_task_run_reserved(int (*fn)(void *), void *arg, void (*idle)(void))
         while (!amp_task_resume(t, &rc))
             if (idle)
                 idle();
-        if (t->fiber)
-            AMP_TASK_FIBER_FREE(t->fiber);
-        AMP_TASK_STACK_FREE(t->stack_id);
+        amp_task_teardown(t);
     }
     pthread_mutex_unlock(&amp_task_reserve_lock);
     return rc;
@@ -161,9 +167,7 @@ void amp_task_free(amp_task_t *t)
 {
     if (!t)
         return;
-    if (t->fiber)
-        AMP_TASK_FIBER_FREE(t->fiber);
-    AMP_TASK_STACK_FREE(t->stack_id);
+    amp_task_teardown(t);
     munmap(t->stack, t->stack_size);
     free(t);
 }

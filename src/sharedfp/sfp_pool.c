@@ -42,9 +42,15 @@ static amp_sfp_pool_t *amp_sfp_pools;
 static amp_sfp_refusal_t *amp_sfp_refusals;
 static pthread_mutex_t amp_sfp_pools_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Whether a kept key (NULL: none) names the group `world` of `n` processes. */
+static int amp_sfp_same_key(const int *key, int nkey, const int *world, int n)
+{
+    return key && nkey == n && memcmp(key, world, (size_t)n * sizeof(int)) == 0;
+}
+
 static int amp_sfp_pool_same_group(const amp_sfp_pool_t *p, const int *world, int n)
 {
-    return p->world && p->n == n && memcmp(p->world, world, (size_t)n * sizeof(int)) == 0;
+    return amp_sfp_same_key(p->world, p->n, world, n);
 }
 
 /* Whether a pool of `have` serves a request for `want`. */
@@ -106,7 +112,7 @@ static int amp_sfp_pool_refused(const int *world, int n, amp_sfp_pool_kind_t kin
     int cls = MPI_SUCCESS;
     pthread_mutex_lock(&amp_sfp_pools_lock);
     for (amp_sfp_refusal_t *r = amp_sfp_refusals; r && cls == MPI_SUCCESS; r = r->next)
-        if (r->kind == kind && r->n == n && memcmp(r->world, world, (size_t)n * sizeof(int)) == 0)
+        if (r->kind == kind && amp_sfp_same_key(r->world, r->n, world, n))
             cls = r->cls;
     pthread_mutex_unlock(&amp_sfp_pools_lock);
     return cls;
